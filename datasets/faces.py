@@ -1,0 +1,246 @@
+"""Procedural tile faces: every one of the 43 classes drawn in our own code.
+
+A face is drawn upright on a canvas of ``FACE_W × FACE_H`` pixels; scenes warp it into place.
+Two families of sets exist at real tables: Taiwan sets (larger, no corner numerals) and
+Hong Kong sets (corner numerals or letters). ``FaceStyle`` captures one physical set.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from scoring.tiles import BACK, TILE_CODES
+
+FACE_W, FACE_H = 120, 160
+
+FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/arphic/ukai.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+)
+
+NUMERALS = "一二三四五六七八九"
+HONOUR_GLYPHS = {"1z": "東", "2z": "南", "3z": "西", "4z": "北", "6z": "發", "7z": "中"}
+FLOWER_GLYPHS = "春夏秋冬梅蘭菊竹"
+HK_CORNER = {"1z": "E", "2z": "S", "3z": "W", "4z": "N"}
+
+RED = (200, 30, 30)
+GREEN = (20, 120, 60)
+BLUE = (25, 50, 140)
+BLACK = (25, 25, 30)
+
+
+class FontsMissingError(RuntimeError):
+    """No CJK font is installed, so 萬 and honour faces cannot be drawn."""
+
+
+def available_fonts() -> list[str]:
+    """Installed CJK fonts; ``TAICAM_FONTS`` may name a folder of .ttf/.ttc/.otf files instead."""
+    folder = os.environ.get("TAICAM_FONTS")
+    if folder:
+        fonts = sorted(str(p) for p in Path(folder).iterdir() if p.suffix.lower() in (".ttf", ".ttc", ".otf"))
+    else:
+        fonts = [path for path in FONT_CANDIDATES if Path(path).exists()]
+    if not fonts:
+        raise FontsMissingError(
+            "no CJK font found; install one with 'apt-get install fonts-arphic-ukai fonts-noto-cjk fonts-wqy-microhei'"
+        )
+    return fonts
+
+
+@functools.lru_cache(maxsize=64)
+def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size)
+
+
+@dataclass(frozen=True)
+class FaceStyle:
+    """One physical tile set: colours, font and whether corners carry numerals."""
+
+    face_rgb: tuple[int, int, int]
+    back_rgb: tuple[int, int, int]
+    font: str
+    hk_corners: bool
+    ink_jitter: int
+    thickness: float  # side depth as a fraction of face height
+    blank_white_dragon: bool
+
+    @classmethod
+    def random(cls, rng: random.Random) -> FaceStyle:
+        ivory = rng.choice([(245, 242, 232), (250, 250, 245), (238, 232, 210), (230, 236, 228)])
+        back = rng.choice([(30, 120, 70), (40, 90, 170), (230, 180, 40), (220, 110, 40), (170, 40, 50), (60, 150, 150)])
+        return cls(
+            face_rgb=tuple(max(0, min(255, c + rng.randint(-12, 8))) for c in ivory),  # type: ignore[arg-type]
+            back_rgb=back,
+            font=rng.choice(available_fonts()),
+            hk_corners=rng.random() < 0.5,
+            ink_jitter=rng.randint(0, 30),
+            thickness=rng.uniform(0.35, 0.7),
+            blank_white_dragon=rng.random() < 0.2,
+        )
+
+
+def _ink(rgb: tuple[int, int, int], style: FaceStyle, rng: random.Random) -> tuple[int, int, int]:
+    j = style.ink_jitter
+    return tuple(max(0, min(255, c + rng.randint(-j, j))) for c in rgb)  # type: ignore[return-value]
+
+
+def _text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], glyph: str, size: int, fill, font: str) -> None:
+    draw.text(xy, glyph, font=_font(font, size), fill=fill, anchor="mm")
+
+
+def _corner(draw: ImageDraw.ImageDraw, label: str, style: FaceStyle) -> None:
+    draw.text((10, 4), label, font=_font(style.font, 24), fill=BLUE)
+
+
+# Standard pip layouts for 筒 (circles), in a 3×3-ish grid of unit coordinates.
+PIN_LAYOUT = {
+    1: [(0.5, 0.5)],
+    2: [(0.5, 0.27), (0.5, 0.73)],
+    3: [(0.25, 0.22), (0.5, 0.5), (0.75, 0.78)],
+    4: [(0.3, 0.28), (0.7, 0.28), (0.3, 0.72), (0.7, 0.72)],
+    5: [(0.28, 0.25), (0.72, 0.25), (0.5, 0.5), (0.28, 0.75), (0.72, 0.75)],
+    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.52), (0.7, 0.52), (0.3, 0.8), (0.7, 0.8)],
+    7: [(0.22, 0.15), (0.5, 0.24), (0.78, 0.33), (0.3, 0.6), (0.7, 0.6), (0.3, 0.85), (0.7, 0.85)],
+    8: [(0.3, y) for y in (0.14, 0.38, 0.62, 0.86)] + [(0.7, y) for y in (0.14, 0.38, 0.62, 0.86)],
+    9: [(x, y) for y in (0.18, 0.5, 0.82) for x in (0.2, 0.5, 0.8)],
+}
+
+# 條 sticks: (x, y) centres of vertical sticks in unit coordinates.
+SOU_LAYOUT = {
+    2: [(0.5, 0.28), (0.5, 0.72)],
+    3: [(0.5, 0.28), (0.3, 0.72), (0.7, 0.72)],
+    4: [(0.3, 0.28), (0.7, 0.28), (0.3, 0.72), (0.7, 0.72)],
+    5: [(0.25, 0.28), (0.75, 0.28), (0.5, 0.5), (0.25, 0.72), (0.75, 0.72)],
+    6: [(x, y) for y in (0.28, 0.72) for x in (0.2, 0.5, 0.8)],
+    7: [(0.5, 0.18)] + [(x, y) for y in (0.5, 0.82) for x in (0.2, 0.5, 0.8)],
+    8: [(x, y) for y in (0.28, 0.72) for x in (0.14, 0.38, 0.62, 0.86)],
+    9: [(x, y) for y in (0.18, 0.5, 0.82) for x in (0.2, 0.5, 0.8)],
+}
+
+
+def _draw_pin(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.Random) -> None:
+    x0, y0, w, h = 14, 16, FACE_W - 28, FACE_H - 32
+    radius = {1: 38, 2: 20, 3: 15, 4: 17, 5: 14, 6: 14, 7: 11, 8: 11, 9: 12}[n]
+    palette = [_ink(BLUE, style, rng), _ink(GREEN, style, rng), _ink(RED, style, rng)]
+    for i, (ux, uy) in enumerate(PIN_LAYOUT[n]):
+        cx, cy = x0 + ux * w, y0 + uy * h
+        colour = palette[(i + n) % 3] if n != 1 else palette[1]
+        draw.ellipse([cx - radius, cy - radius, cx + radius, cy + radius], outline=colour, width=max(2, radius // 4))
+        inner = radius * 0.5
+        draw.ellipse([cx - inner, cy - inner, cx + inner, cy + inner], fill=palette[(i + n + 1) % 3])
+        if n == 1:
+            for k in range(8):
+                angle = k * np.pi / 4
+                px, py = cx + np.cos(angle) * radius * 0.78, cy + np.sin(angle) * radius * 0.78
+                draw.ellipse([px - 4, py - 4, px + 4, py + 4], fill=palette[2])
+
+
+def _draw_bird(draw: ImageDraw.ImageDraw, style: FaceStyle, rng: random.Random) -> None:
+    green, red = _ink(GREEN, style, rng), _ink(RED, style, rng)
+    cx, cy = FACE_W / 2, FACE_H / 2 + 6
+    draw.ellipse([cx - 26, cy - 18, cx + 22, cy + 26], fill=green)  # body
+    draw.polygon([(cx + 14, cy + 10), (cx + 46, cy + 44), (cx + 30, cy + 8)], fill=_ink(BLUE, style, rng))  # tail
+    draw.ellipse([cx - 30, cy - 48, cx - 6, cy - 24], fill=green)  # head
+    draw.polygon([(cx - 30, cy - 38), (cx - 44, cy - 32), (cx - 30, cy - 30)], fill=red)  # beak
+    draw.ellipse([cx - 22, cy - 42, cx - 16, cy - 36], fill=BLACK)  # eye
+    draw.line([(cx - 8, cy + 26), (cx - 12, cy + 46)], fill=red, width=3)
+    draw.line([(cx + 6, cy + 26), (cx + 8, cy + 46)], fill=red, width=3)
+
+
+def _draw_sou(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.Random) -> None:
+    if n == 1:
+        _draw_bird(draw, style, rng)
+        return
+    x0, y0, w, h = 12, 14, FACE_W - 24, FACE_H - 28
+    stick_h = h * (0.36 if n < 7 else 0.27)
+    stick_w = 9 if n < 8 else 7
+    green, red = _ink(GREEN, style, rng), _ink(RED, style, rng)
+    for i, (ux, uy) in enumerate(SOU_LAYOUT[n]):
+        cx, cy = x0 + ux * w, y0 + uy * h
+        colour = red if (n in (5, 7, 9) and i in (0, len(SOU_LAYOUT[n]) // 2)) else green
+        draw.rounded_rectangle([cx - stick_w / 2, cy - stick_h / 2, cx + stick_w / 2, cy + stick_h / 2], radius=3, fill=colour)
+        for frac in (0.25, 0.5, 0.75):  # bamboo joints
+            y = cy - stick_h / 2 + frac * stick_h
+            draw.line([(cx - stick_w / 2, y), (cx + stick_w / 2, y)], fill=style.face_rgb, width=1)
+
+
+def _draw_flower(draw: ImageDraw.ImageDraw, index: int, style: FaceStyle, rng: random.Random) -> None:
+    season = index < 4
+    colour = _ink(RED if season else GREEN, style, rng)
+    petal = _ink(rng.choice([RED, (220, 120, 40), (150, 60, 160), BLUE]), style, rng)
+    cx, cy = FACE_W / 2 + 8, FACE_H / 2 + 18
+    for k in range(5):  # a stylised blossom under the glyph
+        angle = k * 2 * np.pi / 5 + rng.uniform(0, 0.5)
+        px, py = cx + np.cos(angle) * 16, cy + np.sin(angle) * 16
+        draw.ellipse([px - 11, py - 11, px + 11, py + 11], fill=petal)
+    draw.ellipse([cx - 7, cy - 7, cx + 7, cy + 7], fill=(240, 200, 40))
+    draw.line([(cx - 20, cy + 20), (cx - 40, cy + 60)], fill=_ink(GREEN, style, rng), width=4)
+    _text(draw, (FACE_W / 2 - 4, 46), FLOWER_GLYPHS[index], 44, colour, style.font)
+    # Flowers always carry their numeral 1–4, on both Taiwan and HK sets.
+    draw.text((FACE_W - 22, 8), str(index % 4 + 1), font=_font(style.font, 26), fill=_ink(BLUE, style, rng))
+
+
+def _draw_honour(draw: ImageDraw.ImageDraw, code: str, style: FaceStyle, rng: random.Random) -> None:
+    if code == "5z":
+        if not style.blank_white_dragon:
+            blue = _ink(BLUE, style, rng)
+            draw.rectangle([18, 18, FACE_W - 18, FACE_H - 18], outline=blue, width=6)
+            draw.rectangle([30, 30, FACE_W - 30, FACE_H - 30], outline=blue, width=2)
+        return
+    colour = {"6z": GREEN, "7z": RED}.get(code, rng.choice([BLACK, BLUE]))
+    _text(draw, (FACE_W / 2, FACE_H / 2 + 4), HONOUR_GLYPHS[code], 92, _ink(colour, style, rng), style.font)
+    if style.hk_corners and code in HK_CORNER:
+        _corner(draw, HK_CORNER[code], style)
+
+
+def _draw_man(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.Random) -> None:
+    _text(draw, (FACE_W / 2, 46), NUMERALS[n - 1], 58, _ink(BLUE if rng.random() < 0.6 else BLACK, style, rng), style.font)
+    _text(draw, (FACE_W / 2, 112), "萬", 66, _ink(RED, style, rng), style.font)
+
+
+def _draw_back(image: Image.Image, style: FaceStyle, rng: random.Random) -> None:
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, 0, FACE_W, FACE_H], fill=style.back_rgb)
+    if rng.random() < 0.4:  # some backs carry an embossed pattern
+        shade = tuple(max(0, c - 25) for c in style.back_rgb)
+        draw.ellipse([30, 50, FACE_W - 30, FACE_H - 50], outline=shade, width=3)
+
+
+def draw_face(code: str, style: FaceStyle, rng: random.Random) -> np.ndarray:
+    """An upright ``FACE_H × FACE_W`` BGR image of the tile's face (or its back)."""
+    if code not in TILE_CODES:
+        raise ValueError(f"unknown tile code {code!r}")
+    image = Image.new("RGB", (FACE_W, FACE_H), style.face_rgb)
+    if code == BACK:
+        _draw_back(image, style, rng)
+    else:
+        draw = ImageDraw.Draw(image)
+        number, kind = code[0], code[1]
+        if kind == "m":
+            _draw_man(draw, int(number), style, rng)
+        elif kind == "p":
+            _draw_pin(draw, int(number), style, rng)
+        elif kind == "s":
+            _draw_sou(draw, int(number), style, rng)
+        elif kind == "z":
+            _draw_honour(draw, code, style, rng)
+        else:
+            _draw_flower(draw, int(number) - 1, style, rng)
+        if style.hk_corners and kind in "mps":
+            _corner(draw, number, style)
+    face = cv2.cvtColor(np.asarray(image), cv2.COLOR_RGB2BGR)
+    # Rounded, slightly shaded edges: real faces darken toward the rim.
+    rim = np.ones((FACE_H, FACE_W), np.float32)
+    cv2.rectangle(rim, (0, 0), (FACE_W - 1, FACE_H - 1), 0.8, 3)
+    return (face * cv2.GaussianBlur(rim, (7, 7), 0)[..., None]).astype(np.uint8)

@@ -1,0 +1,52 @@
+"""``taicam data synth``: write rendered scenes as a YOLO-layout dataset."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+from tqdm import tqdm
+
+from .faces import available_fonts
+from .layout import write_data_yaml
+from .scenes import render_scene
+
+VAL_EVERY = 10  # every tenth scene goes to val: seeds, not files, decide the split
+
+
+def _write_one(args: tuple[Path, int]) -> dict:
+    out, seed = args
+    split = "val" if seed % VAL_EVERY == 0 else "train"
+    scene = render_scene(seed)
+    stem = f"synth_{seed:07d}"
+    image_path = out / "images" / split / f"{stem}.jpg"
+    cv2.imwrite(str(image_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    label_lines = "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in scene.labels)
+    _atomic_write(out / "labels" / split / f"{stem}.txt", label_lines)
+    return {"image": f"images/{split}/{stem}.jpg", **scene.layout}
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def synthesize(out: Path, n: int, seed: int = 1, workers: int | None = None, progress: bool = True) -> Path:
+    """Render ``n`` scenes with seeds ``seed*1_000_000 + i`` into ``out``; returns its data.yaml."""
+    available_fonts()  # fail before spawning workers if no CJK font is installed
+    out = out.resolve()
+    for split in ("train", "val"):
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    jobs = [(out, seed * 1_000_000 + i) for i in range(n)]
+    workers = workers or os.cpu_count() or 1
+    layouts = []
+    with ProcessPoolExecutor(workers) as pool:
+        for layout in tqdm(pool.map(_write_one, jobs, chunksize=8), total=n, disable=not progress, desc="synth"):
+            layouts.append(layout)
+    _atomic_write(out / "layouts.jsonl", "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in layouts))
+    return write_data_yaml(out)

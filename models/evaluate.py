@@ -1,0 +1,168 @@
+"""``taicam eval``: score any ONNX tile detector on a YOLO-layout folder."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from taicam_datasets.layout import list_images, read_labels
+from tqdm import tqdm
+
+from scoring.tiles import TILE_CODES
+from vision.detections import Detections
+from vision.detector import TileDetector
+
+IOU_MATCH = 0.5
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU of xyxy boxes ``a`` (n, 4) and ``b`` (m, 4)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def match(truth: np.ndarray, predicted: Detections) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching by IoU ≥ 0.5, highest confidence first, ignoring class."""
+    ious = iou_matrix(predicted.xyxy, truth)
+    pairs, used = [], set()
+    for p in np.argsort(-predicted.confidence, kind="stable"):
+        if ious.shape[1] == 0:
+            break
+        candidates = [(ious[p, t], t) for t in range(len(truth)) if t not in used and ious[p, t] >= IOU_MATCH]
+        if candidates:
+            _, t = max(candidates)
+            used.add(t)
+            pairs.append((int(p), int(t)))
+    return pairs
+
+
+def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:
+    """Area under the interpolated precision-recall curve (COCO-style 101 points)."""
+    if len(recall) == 0:
+        return 0.0
+    r = np.concatenate([[0.0], recall, [1.0]])
+    p = np.concatenate([[1.0], precision, [0.0]])
+    p = np.flip(np.maximum.accumulate(np.flip(p)))
+    points = np.linspace(0, 1, 101)
+    return float(np.mean(np.interp(points, r, p)))
+
+
+@dataclass
+class EvalReport:
+    images: int = 0
+    truth_tiles: int = 0
+    predicted_tiles: int = 0
+    matched: int = 0
+    correct_class: int = 0
+    exact_hands: int = 0
+    per_class_truth: Counter = field(default_factory=Counter)
+    per_class_found: Counter = field(default_factory=Counter)
+    confusions: Counter = field(default_factory=Counter)
+    map50: float = 0.0
+    ms_per_image: float = 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / max(self.truth_tiles, 1)
+
+    @property
+    def precision(self) -> float:
+        return self.matched / max(self.predicted_tiles, 1)
+
+    @property
+    def class_accuracy(self) -> float:
+        return self.correct_class / max(self.matched, 1)
+
+    @property
+    def hand_exact(self) -> float:
+        return self.exact_hands / max(self.images, 1)
+
+    def as_dict(self) -> dict:
+        return {
+            "images": self.images,
+            "tiles": self.truth_tiles,
+            "tile_recall": round(self.recall, 4),
+            "tile_precision": round(self.precision, 4),
+            "class_accuracy": round(self.class_accuracy, 4),
+            "map50": round(self.map50, 4),
+            "hand_exact_match": round(self.hand_exact, 4),
+            "ms_per_image": round(self.ms_per_image, 1),
+            "per_class_recall": {
+                TILE_CODES[c]: round(self.per_class_found[c] / n, 3) for c, n in sorted(self.per_class_truth.items())
+            },
+            "top_confusions": [
+                {"truth": TILE_CODES[t], "predicted": TILE_CODES[p], "count": n}
+                for (t, p), n in self.confusions.most_common(10)
+            ],
+        }
+
+
+def evaluate(detector: TileDetector, root: Path, split: str = "val", conf: float = 0.25, progress: bool = True) -> EvalReport:
+    images_dir = root / "images" / split
+    if not images_dir.is_dir():
+        images_dir = root / "images"  # a flat folder of images/ and labels/
+        labels_dir = root / "labels"
+    else:
+        labels_dir = root / "labels" / split
+    if not images_dir.is_dir():
+        raise FileNotFoundError(f"{root}: expected images/{split}/ or images/ (YOLO layout)")
+    report = EvalReport()
+    # For mAP50 every prediction down to a low threshold is ranked per class.
+    ranked: dict[int, list[tuple[float, bool]]] = {c: [] for c in range(len(TILE_CODES))}
+    elapsed = 0.0
+    for path in tqdm(list_images(images_dir), disable=not progress, desc="eval"):
+        image = cv2.imread(str(path))
+        if image is None:
+            raise ValueError(f"{path}: not a readable image")
+        h, w = image.shape[:2]
+        rows = read_labels(labels_dir / f"{path.stem}.txt")
+        truth_cls = np.array([r[0] for r in rows], np.int64)
+        truth = np.array(
+            [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows], np.float32
+        ).reshape(-1, 4)
+        start = time.perf_counter()
+        low = detector.detect(image, conf=min(conf, 0.01))
+        elapsed += time.perf_counter() - start
+        predicted = low[low.confidence >= conf]
+        report.images += 1
+        report.truth_tiles += len(rows)
+        report.predicted_tiles += len(predicted)
+        report.per_class_truth.update(truth_cls.tolist())
+        for p, t in match(truth, predicted):
+            report.matched += 1
+            report.per_class_found[int(truth_cls[t])] += 1
+            if predicted.class_id[p] == truth_cls[t]:
+                report.correct_class += 1
+            else:
+                report.confusions[(int(truth_cls[t]), int(predicted.class_id[p]))] += 1
+        if Counter(predicted.class_id.tolist()) == Counter(truth_cls.tolist()):
+            report.exact_hands += 1
+        for c in range(len(TILE_CODES)):
+            mask_p, mask_t = low.class_id == c, truth_cls == c
+            if not mask_p.any():
+                continue
+            sub = low[mask_p]
+            hits = {p for p, _ in match(truth[mask_t], sub)}
+            ranked[c].extend((float(sub.confidence[i]), i in hits) for i in range(len(sub)))
+    aps = []
+    for c, n_truth in report.per_class_truth.items():
+        entries = sorted(ranked[c], key=lambda e: -e[0])
+        hits = np.cumsum([hit for _, hit in entries]) if entries else np.zeros(0)
+        recall = hits / n_truth
+        precision = hits / np.arange(1, len(entries) + 1) if entries else np.zeros(0)
+        aps.append(average_precision(recall, precision))
+    report.map50 = float(np.mean(aps)) if aps else 0.0
+    report.ms_per_image = 1000 * elapsed / max(report.images, 1)
+    return report

@@ -1,0 +1,135 @@
+"""``taicam train``: ultralytics, fully offline, from a .yaml definition, exported to ONNX.
+
+This is the only module that imports ultralytics (AGPL-3.0, in the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.tiles import TILE_CODES
+
+MODELS_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    data: tuple[Path, ...]  # YOLO-layout folders; each contributes images/train
+    val: tuple[Path, ...]  # YOLO-layout folders whose images/val are used for validation
+    out: Path
+    epochs: int = 50
+    imgsz: int = 640
+    device: str = "cpu"
+    arch: str = "yolo11n.yaml"
+    batch: int = 16
+    workers: int = 2
+    seed: int = 0
+    hours: float | None = None  # wall-clock budget; overrides epochs when set
+    cache: bool = False
+    patience: int = 100
+
+
+def _offline_ultralytics(config_dir: Path):
+    """Import ultralytics with every network path closed; must run before the first import."""
+    os.environ["YOLO_OFFLINE"] = "true"  # the string 'true': '1' is ignored
+    os.environ["YOLO_AUTOINSTALL"] = "false"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(config_dir))
+    import ultralytics
+    from ultralytics.engine import trainer
+
+    # The AMP self-check downloads yolo26n.pt; offline it cannot, so trust mixed precision on CUDA.
+    trainer.check_amp = lambda model: True
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        # polars (a 54 MB wheel) only reads results.csv into the checkpoint; the csv module will do.
+        trainer.BaseTrainer.read_results_csv = _read_results_csv
+    return ultralytics
+
+
+def _read_results_csv(self) -> dict[str, list]:
+    import csv
+
+    try:
+        with open(self.csv, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError:
+        return {}
+    return {key.strip(): [float(row[key]) for row in rows] for key in (rows[0] if rows else {})}
+
+
+def _data_yaml(config: TrainConfig, work: Path) -> Path:
+    lines = ["train:"]
+    for folder in config.data:
+        images = folder.resolve() / "images" / "train"
+        if not images.is_dir():
+            raise FileNotFoundError(f"{folder} has no images/train (expected a YOLO layout)")
+        lines.append(f"  - {images}")
+    lines.append("val:")
+    for folder in config.val:
+        images = folder.resolve() / "images" / "val"
+        if not images.is_dir():
+            raise FileNotFoundError(f"{folder} has no images/val (expected a YOLO layout)")
+        lines.append(f"  - {images}")
+    lines.append(f"nc: {len(TILE_CODES)}")
+    lines.append("names:")
+    lines += [f"  {i}: '{code}'" for i, code in enumerate(TILE_CODES)]
+    path = work / "data.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def train(config: TrainConfig) -> Path:
+    """Train, export ONNX with the tile codes as class names, verify it loads; returns the .onnx."""
+    config.out.mkdir(parents=True, exist_ok=True)
+    work = config.out.resolve()
+    data_yaml = _data_yaml(config, work)
+    ultralytics = _offline_ultralytics(work / "ultralytics-config")
+    model = ultralytics.YOLO(config.arch)
+    extra = {"time": config.hours} if config.hours else {}
+    model.train(
+        data=str(data_yaml),
+        epochs=config.epochs,
+        imgsz=config.imgsz,
+        device=config.device,
+        batch=config.batch,
+        workers=config.workers,
+        seed=config.seed,
+        deterministic=True,
+        pretrained=False,
+        amp=config.device != "cpu",
+        plots=False,
+        project=str(work),
+        name="run",
+        exist_ok=True,
+        cache="ram" if config.cache else False,
+        patience=config.patience,
+        verbose=True,
+        # Tiles have no left-right symmetry worth learning: a mirrored 萬 is not a real view.
+        fliplr=0.0,
+        **extra,
+    )
+    best = work / "run" / "weights" / "best.pt"
+    return export(best, config.imgsz, work / "taicam-tiles.onnx")
+
+
+def export(weights: Path, imgsz: int, target: Path) -> Path:
+    """Export ``weights`` to ONNX at ``target`` and check that the runtime accepts it."""
+    ultralytics = _offline_ultralytics(target.parent / "ultralytics-config")
+    model = ultralytics.YOLO(str(weights))
+    names = tuple(model.names[i] for i in sorted(model.names))
+    if names != TILE_CODES:
+        raise ValueError(f"{weights}: class names {names[:5]}… are not the tile codes in order")
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = Path(tmp) / weights.name
+        shutil.copy(weights, staged)
+        exported = Path(ultralytics.YOLO(str(staged)).export(format="onnx", imgsz=imgsz, simplify=True, opset=17))
+        shutil.move(str(exported), target)
+    from vision.detector import TileDetector
+
+    TileDetector(target)  # raises if onnxruntime cannot load it or the classes differ
+    return target

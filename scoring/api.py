@@ -1,0 +1,63 @@
+"""JSON in, JSON out: the contract behind ``taicam score-hand`` and ``POST /v1/score/hand``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .evaluate import score, wait_set
+from .hand import HandError, parse_hand
+from .rules import get_preset
+from .tiles import PLAYING_TILES, chinese_name
+
+
+def score_hand_json(data: Any) -> tuple[dict[str, Any], bool]:
+    """Score one hand JSON object; returns (result or error object, ok)."""
+    try:
+        return score(parse_hand(data)).to_json(), True
+    except HandError as error:
+        return error.to_json(), False
+
+
+def score_many_json(data: Any) -> tuple[Any, bool]:
+    """One hand object, or an array of them (results in the same order)."""
+    if isinstance(data, list):
+        results = [score_hand_json(item) for item in data]
+        return [r for r, _ in results], all(ok for _, ok in results)
+    return score_hand_json(data)
+
+
+def waits_json(data: Any) -> dict[str, Any]:
+    """What a 16-tile hand waits for, with each tile's score by discard and by self-draw.
+
+    ``data`` is a hand JSON without ``winning_tile``. Raises ``HandError``.
+    """
+    if not isinstance(data, dict):
+        raise HandError("bad_field", "a hand must be a JSON object")
+    if "winning_tile" in data:
+        raise HandError("bad_field", "leave out 'winning_tile': the waits are what could win")
+    concealed = data.get("concealed")
+    if not isinstance(concealed, list) or not concealed:
+        raise HandError("bad_field", "'concealed' must list the tiles in hand")
+    # Parse with a stand-in winning tile to reuse every check; then score each real wait.
+    held = [t for t in concealed if isinstance(t, str)]
+    for meld in data.get("melds") or []:
+        held.extend(meld.get("tiles", []) if isinstance(meld, dict) else [])
+    stand_in = next(t for t in PLAYING_TILES if held.count(t) < 4)
+    probe = parse_hand({**data, "winning_tile": stand_in, "settlement": None})
+    preset = get_preset(probe.preset)
+    meld_tiles = [t for m in probe.melds for t in m.tiles]
+    waits = sorted(wait_set(probe.concealed, meld_tiles, len(probe.melds), preset.forms))
+    results = []
+    for index in waits:
+        tile = PLAYING_TILES[index]
+        entry: dict[str, Any] = {"tile": tile, "name": chinese_name(tile)}
+        for label, self_drawn in (("discard", False), ("self_draw", True)):
+            hand = replace(probe, winning_tile=tile, context=replace(probe.context, self_drawn=self_drawn, robbing_kong=False))
+            try:
+                result = score(hand)
+                entry[label] = {"total": result.total, "patterns": [{"name": i.name, "tai": i.tai} for i in result.items]}
+            except HandError as error:
+                entry[label] = error.to_json()
+        results.append(entry)
+    return {"preset": preset.name, "unit": preset.unit, "ready": bool(results), "waits": results}

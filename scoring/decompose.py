@@ -1,0 +1,145 @@
+"""Counts arrays and every way to split them into sets and a pair (memoised)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import pairwise
+
+from .tiles import PLAYING_TILES, TILE_INDEX
+
+KINDS = len(PLAYING_TILES)  # 34
+Counts = tuple[int, ...]
+# A group is (kind, first tile index): kind "chow" covers index..index+2.
+Group = tuple[str, int]
+
+
+def to_counts(tiles: list[str] | tuple[str, ...]) -> Counts:
+    counts = [0] * KINDS
+    for tile in tiles:
+        counts[TILE_INDEX[tile]] += 1
+    return tuple(counts)
+
+
+def _can_chow(i: int) -> bool:
+    return i < 27 and i % 9 <= 6
+
+
+@lru_cache(maxsize=200_000)
+def _sets(counts: Counts) -> tuple[tuple[Group, ...], ...]:
+    """All multisets of sets (pungs, chows) that use exactly ``counts``; () if none."""
+    first = next((i for i, n in enumerate(counts) if n), -1)
+    if first < 0:
+        return ((),)
+    results: list[tuple[Group, ...]] = []
+    if counts[first] >= 3:
+        rest = list(counts)
+        rest[first] -= 3
+        results.extend((("pung", first), *tail) for tail in _sets(tuple(rest)))
+    if _can_chow(first) and counts[first + 1] and counts[first + 2]:
+        rest = list(counts)
+        rest[first] -= 1
+        rest[first + 1] -= 1
+        rest[first + 2] -= 1
+        results.extend((("chow", first), *tail) for tail in _sets(tuple(rest)))
+    return tuple(results)
+
+
+@lru_cache(maxsize=200_000)
+def decompositions(counts: Counts) -> tuple[tuple[int, tuple[Group, ...]], ...]:
+    """Every (pair index, sets) split of ``counts`` into one pair plus sets."""
+    if sum(counts) % 3 != 2:
+        return ()
+    found: list[tuple[int, tuple[Group, ...]]] = []
+    for i, n in enumerate(counts):
+        if n >= 2:
+            rest = list(counts)
+            rest[i] -= 2
+            found.extend((i, sets) for sets in _sets(tuple(rest)))
+    return tuple(found)
+
+
+@lru_cache(maxsize=100_000)
+def _suit_splits(suit: tuple[int, ...], honours: bool) -> bool:
+    """Whether one suit's (or the honours') counts split into sets only."""
+    first = next((i for i, n in enumerate(suit) if n), -1)
+    if first < 0:
+        return True
+    if suit[first] >= 3:
+        rest = list(suit)
+        rest[first] -= 3
+        if _suit_splits(tuple(rest), honours):
+            return True
+    if not honours and first <= 6 and suit[first + 1] and suit[first + 2]:
+        rest = list(suit)
+        rest[first] -= 1
+        rest[first + 1] -= 1
+        rest[first + 2] -= 1
+        return _suit_splits(tuple(rest), honours)
+    return False
+
+
+@lru_cache(maxsize=100_000)
+def _suit_splits_with_pair(suit: tuple[int, ...], honours: bool) -> bool:
+    for i, n in enumerate(suit):
+        if n >= 2:
+            rest = list(suit)
+            rest[i] -= 2
+            if _suit_splits(tuple(rest), honours):
+                return True
+    return False
+
+
+def is_standard_win(counts: Counts) -> bool:
+    """Sets plus one pair, decided suit by suit (memoised per suit): far cheaper than
+    enumerating every decomposition, which only scoring needs."""
+    groups = (counts[0:9], counts[9:18], counts[18:27], counts[27:34])
+    remainders = [sum(g) % 3 for g in groups]
+    if sorted(remainders) != [0, 0, 0, 2]:
+        return False
+    return all(
+        (_suit_splits_with_pair if r == 2 else _suit_splits)(tuple(g), i == 3)
+        for i, (g, r) in enumerate(zip(groups, remainders, strict=True))
+    )
+
+
+def is_pairs_and_triplet(counts: Counts) -> bool:
+    """哩咕哩咕: 7 pairs + 1 triplet over 17 tiles; four of a kind counts as two pairs."""
+    if sum(counts) != 17:
+        return False
+    triplets = sum(1 for n in counts if n in (3,))
+    odd = [n for n in counts if n % 2]
+    return triplets == 1 and len(odd) == 1
+
+
+ORPHANS = tuple(TILE_INDEX[t] for t in ("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z"))
+
+
+def thirteen_orphans_split(counts: Counts) -> list[tuple[int, tuple[Group, ...]]]:
+    """十三么: each orphan once, one paired, plus one extra set. Returns (pair, (extra set,))."""
+    if sum(counts) != 17 or any(counts[i] == 0 for i in ORPHANS):
+        return []
+    found: list[tuple[int, tuple[Group, ...]]] = []
+    for pair in ORPHANS:
+        rest = list(counts)
+        for i in ORPHANS:
+            rest[i] -= 1
+        rest[pair] -= 1
+        if min(rest) < 0:
+            continue
+        for sets in _sets(tuple(rest)):
+            if len(sets) == 1:
+                found.append((pair, sets))
+    return found
+
+
+def is_sixteen_unrelated(counts: Counts) -> bool:
+    """十六不搭: all 7 honours, 3 tiles per suit spaced ≥ 3 apart, one tile paired (16 kinds)."""
+    if sum(counts) != 17 or max(counts) > 2 or sum(1 for n in counts if n == 2) != 1:
+        return False
+    if any(counts[i] == 0 for i in range(27, 34)):
+        return False
+    for suit in range(3):
+        numbers = [n for n in range(9) if counts[suit * 9 + n]]
+        if len(numbers) != 3 or any(b - a < 3 for a, b in pairwise(numbers)):
+            return False
+    return True

@@ -1,0 +1,290 @@
+"""Scoring: a pure function of (hand, preset). Every interpretation is scored; the best wins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .decompose import (
+    decompositions,
+    is_pairs_and_triplet,
+    is_sixteen_unrelated,
+    is_standard_win,
+    thirteen_orphans_split,
+    to_counts,
+)
+from .hand import Hand, HandError
+from .interpret import (
+    FLOWER_WIN,
+    PAIRS_AND_TRIPLET,
+    SIXTEEN_UNRELATED,
+    STANDARD,
+    THIRTEEN_ORPHANS,
+    Interpretation,
+    SetView,
+    wait_shape,
+)
+from .patterns import CHECKS
+from .payments import payments_for
+from .rules import Preset, get_preset
+from .tiles import PLAYING_TILES, TILE_INDEX, chinese_name
+
+SETS_PER_HAND = 5
+
+
+@dataclass(frozen=True)
+class ScoreItem:
+    id: str
+    name: str
+    tai: int
+    why: str
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    preset: str
+    unit: str
+    total: int
+    items: tuple[ScoreItem, ...]
+    interpretation: Interpretation
+    payments: dict[str, float] | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The score JSON of the contract."""
+        out: dict[str, Any] = {
+            "preset": self.preset,
+            "total": self.total,
+            "patterns": [{"name": i.name, "tai": i.tai, "why": i.why} for i in self.items],
+            "decomposition": self.interpretation.describe(),
+            "waits": [PLAYING_TILES[i] for i in sorted(self.interpretation.waits)],
+            "winning_group": self.interpretation.winning_group_tiles(),
+        }
+        if self.payments is not None:
+            out["payments"] = self.payments
+        return out
+
+
+def _meld_sets(hand: Hand) -> list[SetView]:
+    views = []
+    for meld in hand.melds:
+        kind = "chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong")
+        views.append(
+            SetView(
+                kind=kind,
+                index=TILE_INDEX[meld.tiles[0]],
+                melded=True,
+                is_open=meld.is_open,
+                concealed_pung=meld.kind == "concealed_kong",
+                concealed_kong=meld.kind == "concealed_kong",
+            )
+        )
+    return views
+
+
+def is_complete(counts: tuple[int, ...], meld_count: int, forms: tuple[str, ...]) -> bool:
+    """Whether ``counts`` (concealed tiles plus winning tile) completes a hand with ``meld_count`` melds."""
+    if sum(counts) == 3 * (SETS_PER_HAND - meld_count) + 2 and is_standard_win(counts):
+        return True
+    if meld_count:
+        return False
+    return (
+        ("pairs_and_triplet" in forms and is_pairs_and_triplet(counts))
+        or ("thirteen_orphans" in forms and bool(thirteen_orphans_split(counts)))
+        or ("sixteen_unrelated" in forms and is_sixteen_unrelated(counts))
+    )
+
+
+def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
+    """W: every kind that completes the 16 tiles, leaving out kinds already held four times."""
+    base = to_counts(concealed)
+    held = list(base)
+    for tile in melds_tiles:
+        held[TILE_INDEX[tile]] += 1
+    full = frozenset(kind for kind, n in enumerate(held) if n >= 4)
+    return _wait_set(base, full, meld_count, forms)
+
+
+@lru_cache(maxsize=50_000)
+def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
+    base = list(base_counts)
+    special = meld_count == 0 and any(form in forms for form in ("thirteen_orphans", "sixteen_unrelated"))
+    waits = set()
+    for kind in range(len(PLAYING_TILES)) if special else _neighbours(base):
+        if kind in full:
+            continue
+        base[kind] += 1
+        if is_complete(tuple(base), meld_count, forms):
+            waits.add(kind)
+        base[kind] -= 1
+    return frozenset(waits)
+
+
+def _neighbours(counts: list[int]) -> list[int]:
+    """Kinds that could complete a set or pair with what is held: same kind, or ±2 in a suit."""
+    near = set()
+    for kind, n in enumerate(counts):
+        if not n:
+            continue
+        near.add(kind)
+        if kind < 27:
+            suit_start = kind - kind % 9
+            near.update(k for k in range(max(suit_start, kind - 2), min(suit_start + 9, kind + 3)))
+    return sorted(near)
+
+
+def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list[Interpretation]:
+    """Every reading of the hand: decomposition × group completed by the winning tile."""
+    full = list(to_counts(hand.concealed))
+    winning = TILE_INDEX[hand.winning_tile]
+    full[winning] += 1
+    counts = tuple(full)
+    meld_tiles = [t for m in hand.melds for t in m.tiles]
+    all_counts = list(counts)
+    for tile in meld_tiles:
+        all_counts[TILE_INDEX[tile]] += 1
+    melds = _meld_sets(hand)
+    waits = wait_set(hand.concealed, meld_tiles, len(hand.melds), preset.forms)
+    opts = tuple(sorted(options.items()))
+
+    def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
+        return Interpretation(hand, form, sets, pair, group, wait, waits, tuple(all_counts), opts)
+
+    ctx = hand.context
+    if ctx.flower_win:
+        need = 8 if ctx.flower_win == "eight" else 7
+        if len(hand.flowers) < need:
+            raise HandError(
+                "bad_context",
+                f"a {'八仙過海' if need == 8 else '七搶一'} win needs {need} flowers; {len(hand.flowers)} listed",
+            )
+        return [reading(FLOWER_WIN, tuple(melds), None, None, None)]
+    found: list[Interpretation] = []
+    need = SETS_PER_HAND - len(hand.melds)
+    for pair, groups in decompositions(counts):
+        if len(groups) != need:
+            continue
+        seen = set()
+        for position, group in [(-1, None), *enumerate(groups)]:
+            if group is None:
+                if pair != winning:
+                    continue
+                key: Any = ("pair",)
+            else:
+                kind, first = group
+                covers = first <= winning <= first + 2 if kind == "chow" else first == winning
+                if not covers:
+                    continue
+                key = group
+            if key in seen:
+                continue
+            seen.add(key)
+            sets = [
+                SetView(
+                    kind=kind,
+                    index=first,
+                    melded=False,
+                    is_open=False,
+                    # A pung completed by another player's tile is not concealed (暗刻).
+                    concealed_pung=kind == "pung" and (i != position or ctx.self_drawn),
+                )
+                for i, (kind, first) in enumerate(groups)
+            ]
+            found.append(reading(STANDARD, tuple(sets + melds), pair, position, wait_shape(group, winning)))
+    if not hand.melds:
+        if "pairs_and_triplet" in preset.forms and is_pairs_and_triplet(counts):
+            found.append(reading(PAIRS_AND_TRIPLET, (), None, None, None))
+        if "thirteen_orphans" in preset.forms:
+            for pair, (extra,) in thirteen_orphans_split(counts):
+                view = SetView(kind=extra[0], index=extra[1], melded=False, is_open=False, concealed_pung=False)
+                found.append(reading(THIRTEEN_ORPHANS, (view,), pair, None, None))
+        if "sixteen_unrelated" in preset.forms and is_sixteen_unrelated(counts):
+            found.append(reading(SIXTEEN_UNRELATED, (), None, None, None))
+    if not found:
+        raise _not_winning(hand, preset, waits)
+    return found
+
+
+def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError:
+    tile = hand.winning_tile
+    if waits:
+        wanted = "、".join(f"{chinese_name(PLAYING_TILES[i])} ({PLAYING_TILES[i]})" for i in sorted(waits))
+        message = f"{chinese_name(tile)} ({tile}) does not complete this hand under '{preset.name}'; it waits on {wanted}"
+    else:
+        message = (
+            f"not a winning hand under '{preset.name}': the tiles do not form 5 sets and a pair"
+            f" with {chinese_name(tile)} ({tile}), and no tile would complete the 16 before it"
+        )
+    return HandError("not_winning", message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
+
+
+_ACTIVE_CACHE: dict[tuple[int, tuple], tuple[Preset, list]] = {}
+
+
+def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, Any, Any, dict[str, Any], int]]:
+    """(order, rule, check, params, 台 per unit) for the rules the options switch on (cached)."""
+    key = (id(preset), tuple(sorted(options.items())))
+    cached = _ACTIVE_CACHE.get(key)
+    if cached is not None and cached[0] is preset:
+        return cached[1]
+    active = []
+    for order, rule in enumerate(preset.patterns):
+        if rule.when_option and not options.get(rule.when_option):
+            continue
+        if rule.unless_option and options.get(rule.unless_option):
+            continue
+        per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
+        if per_unit:
+            active.append((order, rule, CHECKS[rule.check], dict(rule.params), per_unit))
+    _ACTIVE_CACHE[key] = (preset, active)
+    return active
+
+
+def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], active: list) -> list[ScoreItem]:
+    hits: list[tuple[int, int, ScoreItem]] = []
+    flower_win = it.form == FLOWER_WIN
+    for order, rule, check, params, per_unit in active:
+        if flower_win and rule.check not in ("eight_flowers", "seven_rob_one") and rule.id not in preset.flower_win_keeps:
+            continue
+        result = check(it, params)
+        if result is None:
+            continue
+        units, why = result
+        if units:
+            hits.append((-units * per_unit, order, ScoreItem(rule.id, rule.name, units * per_unit, why)))
+    hits.sort(key=lambda h: h[1])  # preset order puts every excluder before what it excludes
+    rules_by_id = {r.id: r for r in preset.patterns}
+    kept: list[tuple[int, ScoreItem]] = []
+    excluded: set[str] = set()
+    for _, order, item in hits:
+        if item.id in excluded:
+            continue
+        kept.append((order, item))
+        for exclusion in rules_by_id[item.id].excludes:
+            if not (exclusion.unless_option and options.get(exclusion.unless_option)):
+                excluded.add(exclusion.pattern)
+    items = [item for _, item in sorted(kept, key=lambda k: (-k[1].tai, k[0]))]
+    chicken = preset.chicken
+    if chicken and it.form != FLOWER_WIN and sum(i.tai for i in items if i.id not in chicken.ignore) == 0:
+        items = [i for i in items if i.id not in chicken.drops]
+        items.append(ScoreItem(chicken.id, chicken.name, chicken.tai, "no other scoring pattern (雞糊)"))
+    return items
+
+
+def score(hand: Hand) -> ScoreResult:
+    """Score ``hand`` under its preset; raises ``HandError`` when it cannot be scored."""
+    preset = get_preset(hand.preset)
+    options = preset.resolve_options(dict(hand.options))
+    best: tuple[Any, ...] | None = None
+    active = _active_rules(preset, options)
+    for it in interpretations(hand, preset, options):
+        items = _score_one(it, preset, options, active)
+        total = sum(i.tai for i in items)
+        # Highest total; ties go to the most patterns, then a stable textual order.
+        key = (total, len(items), tuple(sorted((i.id, i.tai) for i in items)), repr(it.describe()))
+        if best is None or key > best[0]:
+            best = (key, it, items, total)
+    assert best is not None  # interpretations() raises rather than return nothing
+    _, it, items, total = best
+    payments = payments_for(hand, total) if hand.settlement else None
+    return ScoreResult(preset.name, preset.unit, total, tuple(items), it, payments)

@@ -1,0 +1,170 @@
+"""Interpretations: one decomposition of the hand plus the group the winning tile completed.
+
+Everything a pattern check needs is computed here once, so each check stays a few lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from .decompose import Counts, Group
+from .hand import Hand
+from .tiles import PLAYING_TILES, SEAT_FLOWERS, TILE_INDEX, WIND_TILE
+
+DRAGON_IDX = (31, 32, 33)
+WIND_IDX = (27, 28, 29, 30)
+
+# Forms of a winning hand.
+STANDARD = "standard"
+PAIRS_AND_TRIPLET = "pairs_and_triplet"  # 哩咕哩咕
+THIRTEEN_ORPHANS = "thirteen_orphans"  # 十三么
+SIXTEEN_UNRELATED = "sixteen_unrelated"  # 十六不搭
+FLOWER_WIN = "flower_win"  # 八仙過海, 七搶一
+
+# Wait shapes of the group the winning tile completed.
+SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED = "single", "shanpon", "closed", "edge", "two_sided"
+
+
+@dataclass(frozen=True)
+class SetView:
+    """One of the five sets: from the concealed hand or a declared meld."""
+
+    kind: str  # chow, pung, kong
+    index: int  # tile index; for a chow, its lowest tile
+    melded: bool  # declared (open meld or concealed kong)
+    is_open: bool  # chow/pung/exposed kong called from others
+    concealed_pung: bool  # 暗刻: a concealed pung or a concealed kong, not completed by a discard
+    concealed_kong: bool = False
+
+    @property
+    def is_pung(self) -> bool:
+        return self.kind in ("pung", "kong")
+
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        if self.kind == "chow":
+            return tuple(PLAYING_TILES[self.index + k] for k in range(3))
+        return (PLAYING_TILES[self.index],) * (4 if self.kind == "kong" else 3)
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    hand: Hand
+    form: str
+    sets: tuple[SetView, ...]
+    pair: int | None
+    winning_group: int | None  # index into sets; -1 for the pair; None for special forms
+    wait: str | None
+    waits: frozenset[int]  # the wait set W of the 16 tiles before the win
+    counts: Counts  # all 17 tiles (kongs counted as 3 to keep sums meaningful per kind)
+    options: tuple[tuple[str, object], ...]
+
+    # -- facts shared by many patterns -------------------------------------------------
+    @cached_property
+    def ctx(self):
+        return self.hand.context
+
+    @cached_property
+    def opts(self) -> dict:
+        return dict(self.options)
+
+    @cached_property
+    def kinds_present(self) -> frozenset[int]:
+        present = {i for i, n in enumerate(self.counts) if n}
+        return frozenset(present)
+
+    @cached_property
+    def has_honours(self) -> bool:
+        return any(i >= 27 for i in self.kinds_present)
+
+    @cached_property
+    def suits(self) -> frozenset[int]:
+        return frozenset(i // 9 for i in self.kinds_present if i < 27)
+
+    @cached_property
+    def pungs(self) -> tuple[SetView, ...]:
+        return tuple(s for s in self.sets if s.is_pung)
+
+    @cached_property
+    def chows(self) -> tuple[SetView, ...]:
+        return tuple(s for s in self.sets if s.kind == "chow")
+
+    @cached_property
+    def concealed_pungs(self) -> int:
+        count_kongs = bool(self.opts.get("concealed_kong_is_anke", True))
+        return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
+
+    def pung_of(self, index: int) -> bool:
+        return any(s.is_pung and s.index == index for s in self.sets)
+
+    @cached_property
+    def dragon_pungs(self) -> int:
+        return sum(1 for s in self.pungs if s.index in DRAGON_IDX)
+
+    @cached_property
+    def wind_pungs(self) -> int:
+        return sum(1 for s in self.pungs if s.index in WIND_IDX)
+
+    @cached_property
+    def seat_wind_index(self) -> int:
+        return TILE_INDEX[WIND_TILE[self.ctx.seat_wind]]
+
+    @cached_property
+    def round_wind_index(self) -> int:
+        return TILE_INDEX[WIND_TILE[self.ctx.round_wind]]
+
+    @cached_property
+    def flower_sets(self) -> int:
+        flowers = set(self.hand.flowers)
+        return sum(1 for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")) if flowers >= set(group))
+
+    @cached_property
+    def seat_flowers(self) -> tuple[str, ...]:
+        return tuple(f for f in self.hand.flowers if f in SEAT_FLOWERS[self.ctx.seat_wind])
+
+    @cached_property
+    def open_melds(self) -> int:
+        return sum(1 for m in self.hand.melds if m.is_open)
+
+    @cached_property
+    def all_melded(self) -> bool:
+        """全求人 shape: five called melds and a single concealed tile."""
+        return self.open_melds == 5
+
+    @cached_property
+    def wait_count(self) -> int:
+        return len(self.waits)
+
+    def describe(self) -> list[dict]:
+        """The decomposition as JSON: each set and the pair, tiles in order."""
+        out = [
+            {"kind": s.kind if not s.concealed_kong else "concealed_kong", "tiles": list(s.tiles), "melded": s.melded}
+            for s in self.sets
+        ]
+        if self.pair is not None:
+            out.append({"kind": "pair", "tiles": [PLAYING_TILES[self.pair]] * 2, "melded": False})
+        return out
+
+    def winning_group_tiles(self) -> list[str]:
+        if self.winning_group is None:
+            return [self.hand.winning_tile]
+        if self.winning_group == -1:
+            return [PLAYING_TILES[self.pair]] * 2 if self.pair is not None else []
+        return list(self.sets[self.winning_group].tiles)
+
+
+def wait_shape(group: Group | None, winning_index: int) -> str:
+    """The wait the winning tile filled: pair → single, pung → shanpon, chow by position."""
+    if group is None:
+        return SINGLE
+    kind, first = group
+    if kind == "pung":
+        return SHANPON
+    position = winning_index - first
+    if position == 1:
+        return CLOSED
+    number = first % 9  # 0 for a 1-2-3 chow
+    if (number == 0 and position == 2) or (number == 6 and position == 0):
+        return EDGE
+    return TWO_SIDED

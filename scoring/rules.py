@@ -1,0 +1,246 @@
+"""Presets as data: loaded from JSON, validated, unknown keys rejected.
+
+A house adds its own preset by dropping a JSON file in a folder named by ``TAICAM_PRESETS``
+(or passing ``extra_dirs``); no code changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .hand import HandError
+from .patterns import CHECKS
+
+FORMS = ("standard", "pairs_and_triplet", "thirteen_orphans", "sixteen_unrelated")
+_PRESET_KEYS = {"name", "unit", "seed", "description", "forms", "options", "patterns", "chicken", "flower_win_keeps"}
+_PATTERN_KEYS = {"id", "name", "check", "tai", "params", "excludes", "when_option", "unless_option", "note"}
+_OPTION_KEYS = {"default", "meaning"}
+_CHICKEN_KEYS = {"id", "name", "tai", "ignore", "drops"}
+
+
+class RulesError(ValueError):
+    """A preset file that does not describe a valid preset."""
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    pattern: str
+    unless_option: str | None = None
+
+
+@dataclass(frozen=True)
+class PatternRule:
+    id: str
+    name: str
+    check: str
+    tai: int | str  # a number, or the name of an option holding the number
+    params: tuple[tuple[str, Any], ...]
+    excludes: tuple[Exclusion, ...]
+    when_option: str | None
+    unless_option: str | None
+    note: str
+
+
+@dataclass(frozen=True)
+class Chicken:
+    """大雞糊: a hand worth nothing once ``ignore`` patterns are set aside."""
+
+    id: str
+    name: str
+    tai: int
+    ignore: tuple[str, ...]
+    drops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    unit: str
+    seed: str
+    description: str
+    forms: tuple[str, ...]
+    options: tuple[tuple[str, Any], ...]  # name → default
+    option_meanings: tuple[tuple[str, str], ...]
+    patterns: tuple[PatternRule, ...]
+    chicken: Chicken | None
+    flower_win_keeps: tuple[str, ...]
+
+    def resolve_options(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        """The preset defaults with ``overrides`` applied; unknown names are an error."""
+        values = dict(self.options)
+        for key, value in overrides.items():
+            if key not in values:
+                known = ", ".join(sorted(values)) or "none"
+                raise HandError("unknown_option", f"preset '{self.name}' has no option '{key}' (options: {known})")
+            if type(value) is not type(values[key]):
+                raise HandError(
+                    "bad_option",
+                    f"option '{key}' takes a {type(values[key]).__name__}, got {value!r}",
+                )
+            values[key] = value
+        return values
+
+    def to_json(self) -> dict[str, Any]:
+        meanings = dict(self.option_meanings)
+        return {
+            "name": self.name,
+            "unit": self.unit,
+            "seed": self.seed,
+            "description": self.description,
+            "forms": list(self.forms),
+            "options": [{"name": k, "default": v, "meaning": meanings.get(k, "")} for k, v in self.options],
+            "patterns": [
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "tai": p.tai,
+                    "excludes": [e.pattern for e in p.excludes],
+                    **({"when_option": p.when_option} if p.when_option else {}),
+                    **({"unless_option": p.unless_option} if p.unless_option else {}),
+                    **({"note": p.note} if p.note else {}),
+                }
+                for p in self.patterns
+            ],
+        }
+
+
+def _require(condition: bool, source: str, message: str) -> None:
+    if not condition:
+        raise RulesError(f"{source}: {message}")
+
+
+def parse_preset(data: Any, source: str = "preset") -> Preset:
+    _require(isinstance(data, dict), source, "a preset is a JSON object")
+    unknown = set(data) - _PRESET_KEYS
+    _require(not unknown, source, f"unknown key(s) {sorted(unknown)}")
+    for key in ("name", "unit", "patterns"):
+        _require(key in data, source, f"missing '{key}'")
+    forms = tuple(data.get("forms", ["standard"]))
+    _require(set(forms) <= set(FORMS), source, f"forms must be among {FORMS}")
+    options_raw = data.get("options", {})
+    options, meanings = [], []
+    for name, spec in options_raw.items():
+        _require(
+            isinstance(spec, dict) and set(spec) <= _OPTION_KEYS and "default" in spec,
+            source,
+            f"option '{name}' needs a 'default'",
+        )
+        options.append((name, spec["default"]))
+        meanings.append((name, spec.get("meaning", "")))
+    option_names = {name for name, _ in options}
+    patterns = []
+    for raw in data["patterns"]:
+        _require(isinstance(raw, dict), source, "each pattern is an object")
+        unknown = set(raw) - _PATTERN_KEYS
+        _require(not unknown, source, f"pattern {raw.get('id')!r}: unknown key(s) {sorted(unknown)}")
+        for key in ("id", "name", "check", "tai"):
+            _require(key in raw, source, f"pattern {raw.get('id')!r}: missing '{key}'")
+        _require(raw["check"] in CHECKS, source, f"pattern {raw['id']!r}: no check named {raw['check']!r}")
+        tai = raw["tai"]
+        _require(
+            (isinstance(tai, int) and not isinstance(tai, bool)) or tai in option_names,
+            source,
+            f"pattern {raw['id']!r}: 'tai' must be a whole number or an option name",
+        )
+        excludes = []
+        for entry in raw.get("excludes", []):
+            if isinstance(entry, str):
+                excludes.append(Exclusion(entry))
+            else:
+                _require(isinstance(entry, dict) and set(entry) <= {"id", "unless_option"}, source, f"bad exclusion {entry!r}")
+                excludes.append(Exclusion(entry["id"], entry.get("unless_option")))
+        for key in ("when_option", "unless_option"):
+            _require(raw.get(key) in (None, *option_names), source, f"pattern {raw['id']!r}: unknown option {raw.get(key)!r}")
+        patterns.append(
+            PatternRule(
+                raw["id"], raw["name"], raw["check"], tai, tuple(sorted(raw.get("params", {}).items())),
+                tuple(excludes), raw.get("when_option"), raw.get("unless_option"), raw.get("note", ""),
+            )
+        )  # fmt: skip
+    ids = [p.id for p in patterns]
+    _require(len(ids) == len(set(ids)), source, "pattern ids must be unique")
+    for p in patterns:
+        for e in p.excludes:
+            _require(e.pattern in ids, source, f"pattern {p.id!r} excludes unknown pattern {e.pattern!r}")
+            _require(e.unless_option in (None, *option_names), source, f"unknown option {e.unless_option!r}")
+    order = _exclusion_order(patterns, source)
+    patterns = sorted(patterns, key=lambda p: order[p.id])
+    chicken = None
+    if data.get("chicken"):
+        raw = data["chicken"]
+        _require(set(raw) <= _CHICKEN_KEYS, source, "chicken: unknown keys")
+        chicken = Chicken(raw["id"], raw["name"], raw["tai"], tuple(raw.get("ignore", [])), tuple(raw.get("drops", [])))
+    keeps = tuple(data.get("flower_win_keeps", []))
+    _require(set(keeps) <= set(ids), source, "flower_win_keeps names unknown patterns")
+    return Preset(
+        data["name"], data["unit"], data.get("seed", ""), data.get("description", ""), forms,
+        tuple(options), tuple(meanings), tuple(patterns), chicken, keeps,
+    )  # fmt: skip
+
+
+def _exclusion_order(patterns: list[PatternRule], source: str) -> dict[str, int]:
+    """Excluders before what they exclude (a topological order), else file order.
+
+    Scoring keeps a pattern unless a *kept* pattern excludes it, so 天聽 must be decided
+    before 不求人, which in turn decides 自摸.
+    """
+    remaining = {p.id: {e.pattern for e in p.excludes} for p in patterns}
+    excluded_by = {p.id: 0 for p in patterns}
+    for targets in remaining.values():
+        for target in targets:
+            excluded_by[target] += 1
+    order: dict[str, int] = {}
+    ready = [p.id for p in patterns if excluded_by[p.id] == 0]
+    while ready:
+        current = ready.pop(0)
+        order[current] = len(order)
+        for target in sorted(remaining[current], key=lambda t: [p.id for p in patterns].index(t)):
+            excluded_by[target] -= 1
+            if excluded_by[target] == 0:
+                ready.append(target)
+    _require(
+        len(order) == len(patterns), source, "exclusions form a cycle: " + ", ".join(sorted(set(excluded_by) - set(order)))
+    )
+    return order
+
+
+def _preset_texts(extra_dirs: tuple[str, ...]) -> list[tuple[str, str]]:
+    texts = []
+    folder = resources.files("scoring") / "presets"
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            texts.append((f"scoring/presets/{entry.name}", entry.read_text(encoding="utf-8")))
+    for directory in extra_dirs:
+        for path in sorted(Path(directory).glob("*.json")):
+            texts.append((str(path), path.read_text(encoding="utf-8")))
+    return texts
+
+
+@lru_cache(maxsize=8)
+def load_presets(extra_dirs: tuple[str, ...] | None = None) -> dict[str, Preset]:
+    """All presets by name: the bundled ones plus any in ``TAICAM_PRESETS`` or ``extra_dirs``."""
+    if extra_dirs is None:
+        env = os.environ.get("TAICAM_PRESETS", "")
+        extra_dirs = tuple(d for d in env.split(os.pathsep) if d)
+    presets: dict[str, Preset] = {}
+    for source, text in _preset_texts(extra_dirs):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise RulesError(f"{source}: not valid JSON ({error})") from error
+        preset = parse_preset(data, source)
+        presets[preset.name] = preset
+    return presets
+
+
+def get_preset(name: str) -> Preset:
+    presets = load_presets()
+    if name not in presets:
+        raise HandError("unknown_preset", f"unknown preset '{name}' (known: {', '.join(sorted(presets))})")
+    return presets[name]

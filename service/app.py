@@ -1,0 +1,347 @@
+"""The FastAPI app: built by ``create_app(settings)``, no work at import.
+
+The detector loads once in the lifespan. Inference runs in plain ``def`` endpoints, which
+FastAPI runs in its thread pool, so the event loop never blocks.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import cv2
+from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+
+from scoring.api import score_many_json, waits_json
+from scoring.rules import load_presets
+from vision.annotate import Annotator
+from vision.detector import TileDetector
+from vision.frames import FrameError, decode_image
+
+from .camera import ServerCamera
+from .errors import ApiError, envelope, install_error_handlers
+from .ledger import Ledger
+from .live import LiveScorer
+from .pipeline import CONTEXT_FIELDS, recognise, score_layout
+from .schemas import DrawIn, HandRecordIn, TableIn
+from .settings import Settings
+
+log = logging.getLogger("taicam.service")
+STATIC = Path(__file__).resolve().parent / "static"
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/bmp", "application/octet-stream")
+DetectorFactory = Callable[[Settings], Any]
+
+
+def detector_dep(request: Request) -> TileDetector:
+    detector = request.app.state.detector
+    if detector is None:
+        raise ApiError(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
+    return detector
+
+
+def ledger_dep(request: Request) -> Ledger:
+    return request.app.state.ledger
+
+
+DetectorDep = Annotated[TileDetector, Depends(detector_dep)]
+LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
+
+
+def _load_detector(settings: Settings) -> TileDetector:
+    return TileDetector(settings.model_path, threads=settings.inference_threads)
+
+
+def create_app(settings: Settings | None = None, detector_factory: DetectorFactory = _load_detector) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.detector = None
+        app.state.model_error = None
+        try:
+            app.state.detector = detector_factory(settings)
+        except Exception as error:  # the service still serves rules, hands and the ledger
+            app.state.model_error = str(error)
+            log.error("model not loaded: %s", error)
+        app.state.ledger = Ledger(settings.db_path)
+        app.state.camera = None
+        if settings.camera is not None and app.state.detector is not None:
+            app.state.camera = ServerCamera(settings.camera, app.state.detector, settings.conf)
+            app.state.camera.start()
+        yield
+        if app.state.camera is not None:
+            app.state.camera.stop()
+
+    app = FastAPI(title="taicam", version="0.1.0", lifespan=lifespan, description="Score Taiwan mahjong hands from photos.")
+    app.state.settings = settings
+    install_error_handlers(app)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if settings.token and not _token_ok(request, settings.token):
+            return envelope(401, "unauthorized", "this taicam is on the LAN: open the link with its token (see the QR code)")
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > settings.max_upload_bytes + 64 * 1024:
+            return envelope(413, "too_large", f"upload over the {settings.max_upload_mb:g} MB limit")
+        response = await call_next(request)
+        if settings.token and request.query_params.get("token"):
+            response.set_cookie("taicam_token", settings.token, httponly=True, samesite="strict")
+        return response
+
+    def read_upload(upload: UploadFile) -> tuple[bytes, Any]:
+        if upload.content_type and upload.content_type.split(";")[0] not in IMAGE_TYPES:
+            raise ApiError(415, "not_an_image", f"expected an image upload, got {upload.content_type}")
+        data = upload.file.read(settings.max_upload_bytes + 1)
+        if len(data) > settings.max_upload_bytes:
+            raise ApiError(413, "too_large", f"upload over the {settings.max_upload_mb:g} MB limit")
+        try:
+            return data, decode_image(data)
+        except FrameError as error:
+            raise ApiError(415, "not_an_image", str(error)) from error
+
+    # --- health --------------------------------------------------------------------------
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"])
+    def readyz(request: Request) -> JSONResponse:
+        if request.app.state.detector is None:
+            return envelope(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
+        return JSONResponse({"status": "ready", "model": str(request.app.state.detector.path.name)})
+
+    # --- scoring ---------------------------------------------------------------------------
+    @app.get("/v1/rules", tags=["scoring"])
+    def rules() -> list[dict[str, Any]]:
+        return [preset.to_json() for preset in load_presets().values()]
+
+    @app.post("/v1/score/hand", tags=["scoring"])
+    def score_hand(body: Annotated[Any, Depends(_json_body)]) -> JSONResponse:
+        result, ok = score_many_json(body)
+        if ok:
+            return JSONResponse(result)
+        if isinstance(result, list):
+            return JSONResponse(result, status_code=422)
+        return envelope(422, result["error"]["code"], result["error"]["message"])
+
+    @app.post("/v1/waits", tags=["scoring"])
+    def waits(body: Annotated[Any, Depends(_json_body)]) -> dict[str, Any]:
+        return waits_json(body)
+
+    @app.post("/v1/detect", tags=["vision"])
+    def detect(detector: DetectorDep, image: Annotated[UploadFile, File()], conf: Annotated[float, Form()] = settings.conf):
+        _, frame = read_upload(image)
+        start = time.perf_counter()
+        from vision.photo import detect_photo
+
+        detections = detect_photo(detector, frame, conf=conf)
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        return {"image": image.filename, "detections": detections.to_json(), "ms": ms}
+
+    @app.post("/v1/score", tags=["vision"])
+    def score_photo(
+        detector: DetectorDep,
+        image: Annotated[UploadFile, File()],
+        preset: Annotated[str, Form()] = "taiwan",
+        self_drawn: Annotated[bool, Form()] = False,
+        seat_wind: Annotated[str, Form()] = "E",
+        round_wind: Annotated[str, Form()] = "E",
+        dealer: Annotated[bool, Form()] = False,
+        dealer_streak: Annotated[int, Form()] = 0,
+        last_tile: Annotated[bool, Form()] = False,
+        kong_replacement: Annotated[bool, Form()] = False,
+        flower_replacement: Annotated[bool, Form()] = False,
+        robbing_kong: Annotated[bool, Form()] = False,
+        declared_ready: Annotated[bool, Form()] = False,
+        heavenly: Annotated[bool, Form()] = False,
+        earthly: Annotated[bool, Form()] = False,
+        human: Annotated[bool, Form()] = False,
+        heavenly_ready: Annotated[bool, Form()] = False,
+        earthly_ready: Annotated[bool, Form()] = False,
+        winning_tile: Annotated[str | None, Form(description="a code in the hand row, or a detection id")] = None,
+        corrections: Annotated[str | None, Form(description='JSON: {"detection id": "code"}')] = None,
+        settlement: Annotated[str | None, Form(description="JSON settlement block")] = None,
+        annotate: Annotated[bool, Form()] = True,
+        conf: Annotated[float, Form()] = settings.conf,
+    ) -> JSONResponse:
+        _, frame = read_upload(image)
+        fixes = _parse_json_field(corrections, "corrections") or {}
+        try:
+            recognition = recognise(detector, frame, conf, {int(k): v for k, v in fixes.items()})
+        except ValueError as error:
+            raise ApiError(422, "bad_correction", str(error)) from error
+        context = {k: v for k, v in locals().items() if k in CONTEXT_FIELDS}
+        context["settlement"] = _parse_json_field(settlement, "settlement")
+        if context["settlement"] is None:
+            del context["settlement"]
+        override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
+        try:
+            result = score_layout(recognition.layout, context, preset, override)
+        except ValueError as error:
+            raise ApiError(422, "bad_winning_tile", str(error)) from error
+        payload = {"detections": recognition.detections.to_json(), **result, "ms": round(recognition.ms, 1)}
+        if annotate:
+            drawn = Annotator().annotate(frame, recognition.detections, recognition.layout)
+            ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            payload["annotated_image"] = "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode() if ok else None
+        if "error" in result["score"]:
+            problem = result["score"]["error"]
+            return envelope(422, problem["code"], problem["message"], payload)
+        return JSONResponse(payload)
+
+    # --- ledger ------------------------------------------------------------------------------
+    @app.get("/v1/tables", tags=["ledger"])
+    def list_tables(ledger: LedgerDep) -> list[dict[str, Any]]:
+        return ledger.tables()
+
+    @app.post("/v1/tables", tags=["ledger"], status_code=201)
+    def create_table(ledger: LedgerDep, table: TableIn) -> dict[str, Any]:
+        if table.preset not in load_presets():
+            raise ApiError(422, "unknown_preset", f"unknown preset '{table.preset}'")
+        return ledger.create_table(table.name, table.players, table.base, table.per_tai, table.preset, table.options)
+
+    @app.get("/v1/tables/{table_id}", tags=["ledger"])
+    def get_table(ledger: LedgerDep, table_id: int) -> dict[str, Any]:
+        return ledger.table(table_id)
+
+    @app.post("/v1/tables/{table_id}/hands", tags=["ledger"], status_code=201)
+    def record_hand(ledger: LedgerDep, table_id: int, hand: HandRecordIn) -> dict[str, Any]:
+        return ledger.record_win(
+            table_id, hand.winner, hand.tai, hand.self_drawn, hand.discarder, hand.patterns, hand.expected_seq
+        )
+
+    @app.post("/v1/tables/{table_id}/draws", tags=["ledger"], status_code=201)
+    def record_draw(ledger: LedgerDep, table_id: int, draw: DrawIn) -> dict[str, Any]:
+        return ledger.record_draw(table_id, draw.expected_seq)
+
+    @app.post("/v1/tables/{table_id}/seats", tags=["ledger"], status_code=201)
+    def draw_seats(ledger: LedgerDep, table_id: int) -> dict[str, Any]:
+        return ledger.draw_seats(table_id)
+
+    # --- live --------------------------------------------------------------------------------
+    @app.websocket("/v1/live")
+    async def live(websocket: WebSocket) -> None:
+        if (
+            settings.token
+            and websocket.query_params.get("token") != settings.token
+            and websocket.cookies.get("taicam_token") != settings.token
+        ):
+            await websocket.close(code=4401)
+            return
+        await websocket.accept()
+        detector = websocket.app.state.detector
+        if detector is None:
+            await websocket.send_json(
+                {"error": {"code": "model_not_loaded", "message": "the detector is not loaded", "details": {}}}
+            )
+            await websocket.close()
+            return
+        params = dict(websocket.query_params)
+        stable = params.get("stable", "4")
+        scorer = LiveScorer(
+            detector,
+            _context_from_query(params),
+            params.get("preset", "taiwan"),
+            settings.conf,
+            int(stable) if stable.isdigit() else 4,
+        )
+        try:
+            while True:
+                data = await websocket.receive_bytes()
+                if len(data) > settings.max_upload_bytes:
+                    await websocket.send_json({"error": {"code": "too_large", "message": "frame too large", "details": {}}})
+                    continue
+                try:
+                    message = await run_in_threadpool(_live_frame, scorer, data)
+                except FrameError as error:
+                    message = {"error": {"code": "not_an_image", "message": str(error), "details": {}}}
+                await websocket.send_json(message)
+        except WebSocketDisconnect:
+            return
+
+    @app.get("/v1/camera.mjpeg", tags=["live"])
+    def camera_stream(request: Request) -> StreamingResponse:
+        camera = request.app.state.camera
+        if camera is None:
+            raise ApiError(404, "no_camera", "no server camera: start with 'taicam serve --camera 0'")
+        return StreamingResponse(camera.mjpeg(), media_type="multipart/x-mixed-replace; boundary=frame")
+
+    @app.get("/v1/camera/events", tags=["live"])
+    def camera_events(request: Request) -> StreamingResponse:
+        camera = request.app.state.camera
+        if camera is None:
+            raise ApiError(404, "no_camera", "no server camera: start with 'taicam serve --camera 0'")
+        return StreamingResponse(camera.events(), media_type="text/event-stream")
+
+    # --- pages -------------------------------------------------------------------------------
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> RedirectResponse:
+        return RedirectResponse("/snap")
+
+    for page in ("snap", "live", "ledger"):
+        app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
+    return app
+
+
+def _page(name: str):
+    def serve() -> FileResponse:
+        return FileResponse(STATIC / f"{name}.html")
+
+    return serve
+
+
+async def _json_body(request: Request) -> Any:
+    try:
+        return json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ApiError(422, "bad_json", f"the body is not JSON: {error}") from error
+
+
+def _parse_json_field(value: str | None, name: str) -> Any:
+    if not value:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as error:
+        raise ApiError(422, "bad_field", f"'{name}' is not valid JSON: {error}") from error
+
+
+def _token_ok(request: Request, token: str) -> bool:
+    offered = (
+        request.query_params.get("token")
+        or request.cookies.get("taicam_token")
+        or request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+    )
+    return bool(offered) and secrets.compare_digest(offered, token)
+
+
+def _context_from_query(params: dict[str, str]) -> dict[str, Any]:
+    context: dict[str, Any] = {}
+    for key in CONTEXT_FIELDS:
+        if key not in params:
+            continue
+        value = params[key]
+        if key in ("seat_wind", "round_wind"):
+            context[key] = value
+        elif key == "dealer_streak":
+            context[key] = int(value) if value.isdigit() else 0
+        elif key not in ("options", "settlement", "flower_win", "own_discards", "consecutive_kongs"):
+            context[key] = value.lower() in ("1", "true", "yes", "on")
+    return context
+
+
+def _live_frame(scorer: LiveScorer, data: bytes) -> dict[str, Any]:
+    recognition, stable = scorer.process(decode_image(data))
+    return {"detections": recognition.detections.to_json(), "ms": round(recognition.ms, 1), "stable": stable}

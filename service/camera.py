@@ -1,0 +1,83 @@
+"""The server-side camera: a background thread reads frames, scores stable hands, and
+serves an MJPEG stream with the overlay plus an event stream of stable hands."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator
+
+import cv2
+
+from vision.annotate import Annotator
+from vision.detector import TileDetector
+from vision.frames import FrameError, open_source
+
+from .live import LiveScorer
+
+log = logging.getLogger("taicam.camera")
+
+
+class ServerCamera:
+    def __init__(self, spec: str, detector: TileDetector, conf: float = 0.25, context: dict | None = None):
+        self.spec = spec
+        self.scorer = LiveScorer(detector, context or {}, conf=conf)
+        self._jpeg: bytes | None = None
+        self._events: list[dict] = []
+        self._status = "starting"
+        self._stop = threading.Event()
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="taicam-camera", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        annotator = Annotator()
+        while not self._stop.is_set():
+            try:
+                source = open_source(self.spec)
+                while not self._stop.is_set():
+                    frame = source.read()
+                    if frame is None:
+                        break
+                    recognition, result = self.scorer.process(frame)
+                    ok, jpeg = cv2.imencode(".jpg", annotator.annotate(frame, recognition.detections, recognition.layout))
+                    with self._changed:
+                        self._status = "running"
+                        if ok:
+                            self._jpeg = jpeg.tobytes()
+                        if result is not None:
+                            self._events.append(result)
+                        self._changed.notify_all()
+                source.close()
+            except FrameError as error:
+                self._status = f"camera error: {error}; retrying"
+                log.warning("%s", self._status)
+            self._stop.wait(2.0)
+
+    def mjpeg(self) -> Iterator[bytes]:
+        while not self._stop.is_set():
+            with self._changed:
+                self._changed.wait(timeout=1.0)
+                jpeg = self._jpeg
+            if jpeg:
+                yield b"--frame\r\nContent-Type: image/jpeg\r\n\r\n" + jpeg + b"\r\n"
+            time.sleep(0.03)
+
+    def events(self) -> Iterator[str]:
+        seen = 0
+        while not self._stop.is_set():
+            with self._changed:
+                self._changed.wait(timeout=15.0)
+                new, seen = self._events[seen:], len(self._events)
+                status = self._status
+            for event in new:
+                yield f"event: hand\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"
+            yield f"event: status\ndata: {json.dumps({'status': status})}\n\n"

@@ -1,0 +1,43 @@
+"""Live scoring: one frame at a time, a stable hand is scored once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from vision.detector import TileDetector
+from vision.live import Signature, StableHandVoter
+
+from .pipeline import Recognition, recognise, score_layout
+
+
+def hand_signature(fields: dict[str, Any]) -> Signature | None:
+    """What must stay the same across frames: the tiles of each role, order-free."""
+    if not fields["concealed"]:
+        return None
+    melds = tuple(sorted(f"{m['kind']}:{''.join(sorted(m['tiles']))}" for m in fields["melds"]))
+    return (tuple(sorted(fields["concealed"])), melds, tuple(sorted(fields["flowers"])), (fields["winning_tile"] or "",))
+
+
+class LiveScorer:
+    def __init__(
+        self,
+        detector: TileDetector,
+        context: dict[str, Any],
+        preset: str = "taiwan",
+        conf: float = 0.25,
+        frames_needed: int = 5,
+    ):
+        self.detector = detector
+        self.context = context
+        self.preset = preset
+        self.conf = conf
+        self.voter = StableHandVoter(frames_needed=frames_needed)
+
+    def process(self, frame: np.ndarray) -> tuple[Recognition, dict[str, Any] | None]:
+        """Recognise the frame; return the scored hand only when it has just become stable."""
+        recognition = recognise(self.detector, frame, self.conf, second_pass=False)
+        stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
+        result = score_layout(recognition.layout, self.context, self.preset) if stable is not None else None
+        return recognition, result

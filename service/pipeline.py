@@ -1,0 +1,117 @@
+"""Photo to score: detection → grouping → hand JSON + context → scoring.
+
+This is where vision meets scoring. The CLI (``taicam score``) and the HTTP API share it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scoring.api import score_hand_json
+from scoring.tiles import TILE_CODES
+from vision.detections import Detections
+from vision.detector import TileDetector
+from vision.grouping import Layout, group_tiles
+from vision.photo import detect_photo
+
+CONTEXT_FIELDS = (
+    "self_drawn", "seat_wind", "round_wind", "dealer", "dealer_streak", "last_tile", "kong_replacement",
+    "flower_replacement", "robbing_kong", "declared_ready", "heavenly", "earthly", "human", "heavenly_ready",
+    "earthly_ready", "flower_win", "consecutive_kongs", "own_discards", "options", "settlement",
+)  # fmt: skip
+
+
+@dataclass
+class Recognition:
+    detections: Detections
+    layout: Layout
+    ms: float
+
+
+def recognise(
+    detector: TileDetector,
+    image: np.ndarray,
+    conf: float = 0.25,
+    corrections: dict[int, str] | None = None,
+    second_pass: bool = True,
+) -> Recognition:
+    """Detect and group. ``corrections`` maps detection ids to the codes a person chose."""
+    start = time.perf_counter()
+    detections = detect_photo(detector, image, conf=conf, second_pass=second_pass)
+    if corrections:
+        classes = detections.class_id.copy()
+        for index, code in corrections.items():
+            if not 0 <= index < len(classes):
+                raise ValueError(f"correction for detection {index}, but only {len(classes)} were found")
+            if code not in TILE_CODES:
+                raise ValueError(f"correction {code!r} is not a tile code")
+            classes[index] = TILE_CODES.index(code)
+        detections = Detections(detections.xyxy, detections.confidence, classes)
+    layout = group_tiles(detections)
+    return Recognition(detections, layout, (time.perf_counter() - start) * 1000)
+
+
+def score_layout(
+    layout: Layout, context: dict[str, Any], preset: str = "taiwan", winning_override: int | str | None = None
+) -> dict[str, Any]:
+    """The contract object: hand, groups, warnings, alternatives and score.
+
+    The winning tile comes from the layout, unless ``winning_override`` names a detection id
+    or a code in the concealed row. With no tile set apart, every concealed tile that makes a
+    legal hand is tried; the best is used and the others are offered as alternatives.
+    """
+    fields = layout.hand_fields()
+    warnings = list(layout.warnings)
+    concealed_group = next((g for g in layout.groups if g.role == "concealed"), None)
+    concealed_ids = list(concealed_group.ids) if concealed_group else []
+    winning_group = next((g for g in layout.groups if g.role == "winning"), None)
+    all_ids = concealed_ids + (winning_group.ids if winning_group else [])
+    codes_by_id = {i: c for g in layout.groups for i, c in zip(g.ids, g.codes, strict=True)}
+    base = {"preset": preset, **{k: v for k, v in context.items() if k in CONTEXT_FIELDS}}
+
+    def hand_with(winner_id: int | None) -> dict[str, Any]:
+        concealed = [codes_by_id[i] for i in all_ids if i != winner_id]
+        winning = codes_by_id[winner_id] if winner_id is not None else None
+        return {**base, "concealed": concealed, "melds": fields["melds"], "flowers": fields["flowers"], "winning_tile": winning}
+
+    chosen: int | None = winning_group.ids[0] if winning_group else None
+    if winning_override is not None:
+        chosen = _resolve_override(winning_override, all_ids, codes_by_id)
+        warnings.append(f"winning tile set by the caller: {codes_by_id[chosen]}")
+    candidates = list(dict.fromkeys([*layout.winning_candidates, *([] if winning_group else all_ids)]))
+    alternatives = []
+    seen_codes: set[str] = set()
+    for candidate in candidates:
+        if candidate == chosen or codes_by_id[candidate] in seen_codes:
+            continue
+        seen_codes.add(codes_by_id[candidate])
+        result, ok = score_hand_json(hand_with(candidate))
+        if ok:
+            alternatives.append({"winning_tile": codes_by_id[candidate], "detection": candidate, "total": result["total"]})
+    alternatives.sort(key=lambda a: -a["total"])
+    if chosen is None and alternatives:
+        best = alternatives.pop(0)
+        chosen = best["detection"]
+        warnings.append(
+            f"no tile was set apart: {best['winning_tile']} chosen as the winning tile because it scores most; "
+            "pick another from the alternatives if it was not"
+        )
+    hand = hand_with(chosen)
+    score, _ = score_hand_json(hand)
+    groups = [g.to_json() for g in layout.groups]
+    return {"hand": hand, "groups": groups, "warnings": warnings, "alternatives": alternatives, "score": score}
+
+
+def _resolve_override(value: int | str, ids: list[int], codes_by_id: dict[int, str]) -> int:
+    if isinstance(value, int):
+        if value not in ids:
+            raise ValueError(f"detection {value} is not in the hand row")
+        return value
+    for i in reversed(ids):
+        if codes_by_id[i] == value:
+            return i
+    raise ValueError(f"no {value} in the hand row to be the winning tile")

@@ -1,0 +1,114 @@
+// Snap & score: upload a photo, see boxes, fix tiles, toggle the context, add to a ledger.
+header("snap");
+const WINDS = ["E", "S", "W", "N"], WIND_NAMES = { E: "東", S: "南", W: "西", N: "北" };
+let photoFile = null, last = null, corrections = {}, selected = null;
+const $ = id => document.getElementById(id);
+
+for (const id of ["round_wind", "seat_wind", "discarder"]) $(id).innerHTML = WINDS.map(w => `<option value="${w}">${WIND_NAMES[w]} ${w}</option>`).join("");
+$("discarder").value = "S";
+
+function context() {
+  return {
+    self_drawn: $("self_drawn").checked, dealer: $("dealer").checked, dealer_streak: parseInt($("dealer_streak").value || "0", 10),
+    round_wind: $("round_wind").value, seat_wind: $("seat_wind").value,
+  };
+}
+
+async function loadPresets() {
+  const presets = await api("/v1/rules");
+  $("preset").innerHTML = presets.map(p => `<option value="${p.name}">${p.name} (${p.unit})</option>`).join("");
+}
+
+async function scorePhoto() {
+  if (!photoFile) return;
+  const form = new FormData();
+  form.append("image", photoFile);
+  form.append("preset", $("preset").value);
+  for (const [k, v] of Object.entries(context())) form.append(k, String(v));
+  if (Object.keys(corrections).length) form.append("corrections", JSON.stringify(corrections));
+  try { show(await api("/v1/score", { method: "POST", body: form })); }
+  catch (error) {
+    if (error.body && error.body.error && error.body.error.details && error.body.error.details.detections) { show(error.body.error.details, error.message); }
+    else { $("result").hidden = false; $("score-error").textContent = error.message; }
+  }
+}
+
+async function rescoreHand() {
+  // Context changes need no new detection: score the recognised hand again.
+  if (!last) return;
+  const hand = { ...last.hand, ...context(), preset: $("preset").value };
+  try { show({ ...last, hand, score: await api("/v1/score/hand", { method: "POST", body: JSON.stringify(hand), headers: { "content-type": "application/json" } }) }); }
+  catch (error) { show({ ...last, hand, score: error.body }, error.message); }
+}
+
+function show(result, errorMessage) {
+  last = result;
+  $("result").hidden = false;
+  $("photo").src = URL.createObjectURL(photoFile);
+  $("photo").onload = () => drawBoxes(result);
+  const score = result.score || {};
+  $("score-error").textContent = errorMessage || (score.error ? score.error.message : "");
+  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${p.name}</span><span>${p.tai}</span></li>`).join("");
+  $("total").textContent = score.total ?? "—";
+  $("warnings").innerHTML = (result.warnings || []).map(w => `<p class="warning">⚠ ${w}</p>`).join("");
+  $("alternatives").innerHTML = (result.alternatives || []).length
+    ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${a.detection}">${tileLabel(a.winning_tile)} → ${a.total}</button>`).join(" ") + "</p>" : "";
+  document.querySelectorAll("[data-win]").forEach(b => b.addEventListener("click", () => { winningOverride = b.dataset.win; scoreWithWinning(); }));
+  $("ledger-box").hidden = !score.total && score.total !== 0;
+}
+
+let winningOverride = null;
+async function scoreWithWinning() {
+  const form = new FormData();
+  form.append("image", photoFile); form.append("preset", $("preset").value); form.append("winning_tile", winningOverride);
+  for (const [k, v] of Object.entries(context())) form.append(k, String(v));
+  if (Object.keys(corrections).length) form.append("corrections", JSON.stringify(corrections));
+  try { show(await api("/v1/score", { method: "POST", body: form })); } catch (error) { show(error.body.error.details || last, error.message); }
+}
+
+function drawBoxes(result) {
+  const wrap = $("photo-wrap"), img = $("photo");
+  wrap.querySelectorAll(".box").forEach(b => b.remove());
+  const scale = img.clientWidth / img.naturalWidth;
+  const roles = {};
+  for (const g of result.groups || []) for (const id of g.detections) roles[id] = g.role;
+  (result.detections || []).forEach((d, i) => {
+    const [x1, y1, x2, y2] = d.box;
+    const box = document.createElement("div");
+    box.className = "box " + (roles[i] || "");
+    box.dataset.id = i;
+    Object.assign(box.style, { left: x1 * scale + "px", top: y1 * scale + "px", width: (x2 - x1) * scale + "px", height: (y2 - y1) * scale + "px" });
+    box.innerHTML = `<span>${tileLabel(d.code)}</span>`;
+    box.addEventListener("click", () => openPalette(i));
+    wrap.appendChild(box);
+  });
+}
+
+function openPalette(id) {
+  selected = id;
+  $("palette").hidden = false;
+  $("palette").innerHTML = TILE_CODES.map(c => `<button data-code="${c}" title="${c}">${TILE_NAMES[c]}</button>`).join("");
+  $("palette").querySelectorAll("button").forEach(b => b.addEventListener("click", () => {
+    corrections[selected] = b.dataset.code; $("palette").hidden = true; scorePhoto();
+  }));
+}
+
+async function loadTables() {
+  const tables = await api("/v1/tables");
+  $("table").innerHTML = tables.length ? tables.map(tb => `<option value="${tb.id}">${tb.name}</option>`).join("") : `<option value="">${t("no_table")}</option>`;
+}
+
+$("add").addEventListener("click", async () => {
+  if (!last || !last.score || last.score.total === undefined) return;
+  const tableId = $("table").value;
+  if (!tableId) { toast(t("no_table")); return; }
+  const self = $("self_drawn").checked;
+  const body = { winner: $("seat_wind").value, self_drawn: self, discarder: self ? null : $("discarder").value, tai: last.score.total, patterns: last.score.patterns };
+  try { await api(`/v1/tables/${tableId}/hands`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } }); toast(t("added")); }
+  catch (error) { toast(error.message); }
+});
+
+$("file").addEventListener("change", () => { photoFile = $("file").files[0]; corrections = {}; winningOverride = null; scorePhoto(); });
+for (const id of ["self_drawn", "dealer", "dealer_streak", "round_wind", "seat_wind", "preset"]) $(id).addEventListener("change", rescoreHand);
+window.onLanguage = () => { if (last) show(last); };
+loadPresets(); loadTables();

@@ -1,0 +1,3 @@
+from taicam.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""Each error code, with a message a player understands."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.api import score_hand_json, waits_json
+from scoring.hand import HandError
+from tests.scoring_helpers import error_code, hand
+
+GOOD = hand("123m 456m 789p 234s 55p 67s", "8s")
+
+
+def message(data) -> str:
+    result, ok = score_hand_json(data)
+    assert not ok
+    return result["error"]["message"]
+
+
+def test_wrong_tile_count_says_how_many():
+    data = {**GOOD, "concealed": [*GOOD["concealed"], "9m"]}
+    assert error_code(data) == "tile_count"
+    assert "18" in message(data)
+
+
+def test_fifth_copy_names_the_tile():
+    data = hand("1111m 456m 789p 234s 55p 6s", "1m")
+    assert error_code(data) == "too_many_copies"
+    assert "一萬 (1m) appears 5 times" in message(data)
+
+
+def test_fifth_copy_counts_meld_tiles():
+    assert error_code(hand("1m 456m 789p 234s 55p 6s", "6s", ("kong:1111m",))) == "too_many_copies"
+
+
+def test_unknown_codes_and_fields():
+    assert error_code({**GOOD, "winning_tile": "0m"}) == "bad_tile"
+    assert error_code({**GOOD, "flowers": ["9f"]}) == "bad_tile"
+    assert error_code({**GOOD, "colour": "red"}) == "bad_field"
+    assert error_code({**GOOD, "seat_wind": "X"}) == "bad_field"
+    assert error_code({**GOOD, "self_drawn": "yes"}) == "bad_field"
+    assert error_code({**GOOD, "preset": "riichi"}) == "unknown_preset"
+    assert error_code({**GOOD, "options": {"no_such": True}}) == "unknown_option"
+    assert error_code({**GOOD, "options": {"pinghu_multiwait": 3}}) == "bad_option"
+    assert error_code("not a hand") == "bad_field"
+
+
+def test_duplicate_flower():
+    assert error_code({**GOOD, "flowers": ["1f", "1f"]}) == "duplicate_flower"
+
+
+def test_malformed_melds():
+    base = hand("456m 789p 234s 55p 67s", "8s")
+    assert error_code({**base, "melds": [{"kind": "chow", "tiles": ["1m", "2m", "4m"]}]}) == "bad_meld"
+    assert error_code({**base, "melds": [{"kind": "chow", "tiles": ["1z", "2z", "3z"]}]}) == "bad_meld"
+    assert error_code({**base, "melds": [{"kind": "pung", "tiles": ["1m", "1m", "2m"]}]}) == "bad_meld"
+    assert error_code({**base, "melds": [{"kind": "kong", "tiles": ["1m", "1m", "1m"]}]}) == "bad_meld"
+    assert error_code({**base, "melds": [{"kind": "triplet", "tiles": ["1m", "1m", "1m"]}]}) == "bad_meld"
+
+
+def test_not_a_winning_hand_says_what_it_waits_on():
+    data = hand("123m 456m 789p 234s 55p 67s", "9s")
+    assert error_code(data) == "not_winning"
+    assert "waits on 五條 (5s)、八條 (8s)" in message(data)
+
+
+def test_inconsistent_situation():
+    assert error_code({**GOOD, "robbing_kong": True, "self_drawn": True}) == "bad_context"
+    assert error_code({**GOOD, "heavenly": True}) == "bad_context"
+    assert error_code({**GOOD, "flower_win": "eight", "flowers": ["1f"]}) == "bad_context"
+
+
+def test_waits_api_rejects_a_winning_tile():
+    with pytest.raises(HandError):
+        waits_json({**GOOD})

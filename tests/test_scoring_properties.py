@@ -1,0 +1,105 @@
+"""Property tests over random legal hands (hypothesis)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from scoring.api import score_hand_json
+from scoring.tiles import FLOWERS, HONOURS, PLAYING_TILES, SUITED
+
+PRESETS = ("taiwan", "app", "hk")
+
+
+@st.composite
+def legal_hands(draw) -> dict:
+    """A standard-form winning hand: five sets and a pair, some sets declared as melds."""
+    counts: Counter[str] = Counter()
+    sets: list[tuple[str, list[str]]] = []
+    while len(sets) < 5:
+        kind = draw(st.sampled_from(["chow", "chow", "pung", "kong"]))
+        if kind == "chow":
+            suit = draw(st.sampled_from("mps"))
+            start = draw(st.integers(1, 7))
+            tiles = [f"{start + i}{suit}" for i in range(3)]
+        else:
+            tile = draw(st.sampled_from(PLAYING_TILES))
+            tiles = [tile] * (4 if kind == "kong" else 3)
+        if all(counts[t] + tiles.count(t) <= 4 for t in set(tiles)):
+            counts.update(tiles)
+            sets.append((kind, tiles))
+    pair = draw(st.sampled_from([t for t in PLAYING_TILES if counts[t] <= 2]))
+    open_count = draw(st.integers(0, 5))
+    melds, concealed = [], [pair, pair]
+    for index, (kind, tiles) in enumerate(sets):
+        if kind == "kong":
+            melds.append({"kind": draw(st.sampled_from(["kong", "concealed_kong"])), "tiles": tiles})
+        elif index < open_count:
+            melds.append({"kind": kind, "tiles": tiles})
+        else:
+            concealed.extend(tiles)
+    concealed = draw(st.permutations(concealed))
+    winning = concealed.pop(draw(st.integers(0, len(concealed) - 1)))
+    return {
+        "preset": draw(st.sampled_from(PRESETS)),
+        "concealed": concealed,
+        "melds": melds,
+        "flowers": draw(st.lists(st.sampled_from(FLOWERS), unique=True, max_size=8)),
+        "winning_tile": winning,
+        "self_drawn": draw(st.booleans()),
+        "seat_wind": draw(st.sampled_from("ESWN")),
+        "round_wind": draw(st.sampled_from("ESWN")),
+        "dealer": draw(st.booleans()),
+        "dealer_streak": draw(st.integers(0, 3)),
+    }
+
+
+def tiles_of(hand: dict) -> Counter:
+    return Counter([*hand["concealed"], hand["winning_tile"], *(t for m in hand["melds"] for t in m["tiles"])])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow])
+@given(legal_hands(), st.randoms())
+def test_score_is_independent_of_tile_order(hand, rng):
+    first, ok = score_hand_json(hand)
+    assert ok, first
+    shuffled = list(hand["concealed"])
+    rng.shuffle(shuffled)
+    second, _ = score_hand_json({**hand, "concealed": shuffled, "flowers": sorted(hand["flowers"], reverse=True)})
+    assert (second["total"], second["patterns"]) == (first["total"], first["patterns"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow])
+@given(legal_hands())
+def test_total_is_the_sum_and_decomposition_uses_all_17_tiles(hand):
+    result, ok = score_hand_json(hand)
+    assert ok, result
+    assert result["total"] == sum(p["tai"] for p in result["patterns"])
+    used = Counter(t for group in result["decomposition"] for t in group["tiles"])
+    assert used == tiles_of(hand)
+    assert hand["winning_tile"] in result["winning_group"]
+    assert hand["winning_tile"] in result["waits"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow])
+@given(legal_hands(), st.sampled_from(["add", "drop", "bad_code", "fifth", "bad_meld"]), st.data())
+def test_invalid_hands_give_an_error_never_an_exception(hand, mutation, data):
+    broken = {**hand, "concealed": list(hand["concealed"])}
+    if mutation == "add":
+        broken["concealed"].append(data.draw(st.sampled_from(SUITED + HONOURS)))
+    elif mutation == "drop":
+        broken["concealed"].pop()
+    elif mutation == "bad_code":
+        broken["winning_tile"] = data.draw(st.sampled_from(["0m", "8z", "", "1x", "back", 7, None]))
+    elif mutation == "fifth":
+        tile, held = tiles_of(hand).most_common(1)[0]
+        others = [i for i, t in enumerate(broken["concealed"]) if t != tile]
+        assume(len(others) >= 5 - held)
+        for i in others[: 5 - held]:
+            broken["concealed"][i] = tile
+    else:
+        broken["melds"] = [*hand["melds"], {"kind": "chow", "tiles": ["9m", "1p", "2p"]}]
+    result, ok = score_hand_json(broken)
+    assert not ok and set(result["error"]) == {"code", "message"}

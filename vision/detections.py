@@ -1,0 +1,48 @@
+"""Detections: parallel numpy arrays, validated when built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.tiles import TILE_CODES
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Boxes in source-image pixels (``xyxy``), with a confidence and a tile class each."""
+
+    xyxy: np.ndarray  # (n, 4) float32
+    confidence: np.ndarray  # (n,) float32
+    class_id: np.ndarray  # (n,) int64
+
+    def __post_init__(self) -> None:
+        n = len(self.confidence)
+        if self.xyxy.shape != (n, 4):
+            raise ValueError(f"xyxy must have shape ({n}, 4), got {self.xyxy.shape}")
+        if self.class_id.shape != (n,):
+            raise ValueError(f"class_id must have shape ({n},), got {self.class_id.shape}")
+        if n and (self.class_id.min() < 0 or self.class_id.max() >= len(TILE_CODES)):
+            raise ValueError(f"class_id must lie in 0..{len(TILE_CODES) - 1}")
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.confidence)
+
+    def __getitem__(self, index: np.ndarray | slice) -> Detections:
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+
+    @property
+    def codes(self) -> list[str]:
+        return [TILE_CODES[int(i)] for i in self.class_id]
+
+    def to_json(self) -> list[dict]:
+        """The contract shape: ``{"code", "box": [x1, y1, x2, y2], "confidence"}`` per tile."""
+        return [
+            {"code": code, "box": [round(float(v), 1) for v in box], "confidence": round(float(conf), 4)}
+            for code, box, conf in zip(self.codes, self.xyxy, self.confidence, strict=True)
+        ]

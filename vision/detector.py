@@ -1,0 +1,132 @@
+"""Tile detector on onnxruntime: letterbox as ultralytics exports declare, decode by metadata."""
+
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from scoring.tiles import TILE_CODES
+
+from .detections import Detections
+
+BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
+PAD_VALUE = 114
+
+
+class ModelError(ValueError):
+    """The ONNX file is not a taicam tile detector."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the exporter wrote into the ONNX metadata, parsed and checked."""
+
+    names: tuple[str, ...]
+    imgsz: tuple[int, int]
+    stride: int
+    end2end: bool
+
+    @classmethod
+    def from_metadata(cls, metadata: dict[str, str], source: str = "model") -> ModelInfo:
+        """Parse ultralytics' metadata strings (Python literals) and check the class list."""
+        try:
+            raw_names = ast.literal_eval(metadata["names"])
+        except (KeyError, ValueError, SyntaxError) as error:
+            raise ModelError(f"{source}: no readable 'names' in the ONNX metadata ({error})") from error
+        names = tuple(raw_names[i] for i in sorted(raw_names)) if isinstance(raw_names, dict) else tuple(raw_names)
+        if names != TILE_CODES:
+            differ = [f"{i}: {a!r}≠{b!r}" for i, (a, b) in enumerate(zip(names, TILE_CODES, strict=False)) if a != b]
+            raise ModelError(
+                f"{source}: its {len(names)} classes do not match the {len(TILE_CODES)} tile codes "
+                f"in order (first differences: {', '.join(differ[:5]) or 'count only'})"
+            )
+        imgsz = ast.literal_eval(metadata.get("imgsz", "[640, 640]"))
+        if isinstance(imgsz, int):
+            imgsz = [imgsz, imgsz]
+        end2end = str(metadata.get("end2end", "False")).strip() == "True"
+        return cls(names, (int(imgsz[0]), int(imgsz[1])), int(metadata.get("stride", "32")), end2end)
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping aspect, pad with 114 to ``size`` (h, w); returns image, gain and padding."""
+    h, w = image.shape[:2]
+    gain = min(size[0] / h, size[1] / w)
+    new_w, new_h = round(w * gain), round(h * gain)
+    pad_x, pad_y = (size[1] - new_w) / 2, (size[0] - new_h) / 2
+    if (new_w, new_h) != (w, h):
+        image = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR)
+    top, left = round(pad_y - 0.1), round(pad_x - 0.1)
+    bottom, right = size[0] - new_h - top, size[1] - new_w - left
+    image = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3)
+    return image, gain, (left, top)
+
+
+class TileDetector:
+    """One ONNX session; ``detect(bgr_image)`` returns boxes in the image's own pixels."""
+
+    def __init__(self, model_path: Path | str = BUNDLED_MODEL, threads: int | None = None, max_concurrent: int | None = None):
+        path = Path(model_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"model file not found: {path}")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        try:
+            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own exception types for corrupt files
+            raise ModelError(f"{path}: not a loadable ONNX model ({error})") from error
+        self.info = ModelInfo.from_metadata(self.session.get_modelmeta().custom_metadata_map, str(path))
+        self.input_name = self.session.get_inputs()[0].name
+        self.path = path
+        # More simultaneous runs than cores only add memory (one arena each) and contention.
+        self._gate = threading.Semaphore(max_concurrent or os.cpu_count() or 1)
+
+    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6) -> Detections:
+        if image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
+        boxed, gain, (pad_x, pad_y) = letterbox(image, self.info.imgsz)
+        blob = cv2.dnn.blobFromImage(boxed, 1 / 255.0, swapRB=True)  # BGR→RGB, HWC→NCHW, /255
+        with self._gate:
+            output = self.session.run(None, {self.input_name: blob})[0][0]
+        if self.info.end2end:
+            boxes, scores, classes = output[:, :4], output[:, 4], output[:, 5].astype(np.int64)
+            keep = scores >= conf
+            boxes, scores, classes = boxes[keep], scores[keep], classes[keep]
+        else:
+            boxes, scores, classes = _decode_raw(output, conf, iou)
+        boxes = boxes.astype(np.float32)
+        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - pad_x) / gain
+        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - pad_y) / gain
+        h, w = image.shape[:2]
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+        order = np.argsort(-scores, kind="stable")
+        return Detections(boxes[order], scores[order].astype(np.float32), classes[order])
+
+
+def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(4 + nc, anchors) → boxes, scores and classes after class-agnostic NMS.
+
+    Class-agnostic because one tile is one box: two codes on the same tile are a confusion,
+    and the higher-scoring one should win.
+    """
+    predictions = output.T
+    class_scores = predictions[:, 4:]
+    classes = class_scores.argmax(axis=1)
+    scores = class_scores[np.arange(len(classes)), classes]
+    keep = scores >= conf
+    predictions, scores, classes = predictions[keep], scores[keep], classes[keep]
+    cx, cy, bw, bh = predictions[:, 0], predictions[:, 1], predictions[:, 2], predictions[:, 3]
+    boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+    if len(boxes) == 0:
+        return boxes.reshape(0, 4), scores, classes.astype(np.int64)
+    xywh = np.stack([boxes[:, 0], boxes[:, 1], bw, bh], axis=1)
+    kept = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), conf, iou), dtype=np.int64).reshape(-1)
+    return boxes[kept], scores[kept], classes[kept].astype(np.int64)

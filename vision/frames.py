@@ -1,0 +1,158 @@
+"""Frame sources behind one small interface: images, videos, USB cameras, network streams,
+and frames pushed by a browser. A camera that fails says so and is retried, never hangs."""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+
+class FrameError(RuntimeError):
+    """A source that cannot give frames: unreadable image, missing camera, dropped stream."""
+
+
+class FrameSource(Protocol):
+    def read(self) -> np.ndarray | None:
+        """The next BGR frame, ``None`` at the end of a finite source; raises ``FrameError``."""
+
+    def close(self) -> None: ...
+
+
+def decode_image(data: bytes, max_pixels: int = 50_000_000) -> np.ndarray:
+    """Decode image bytes to BGR, with a clear error for anything that is not an image."""
+    if not data:
+        raise FrameError("empty upload: no image bytes")
+    buffer = np.frombuffer(data, np.uint8)
+    image = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+    if image is None:
+        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)")
+    if image.shape[0] * image.shape[1] > max_pixels:
+        raise FrameError(f"image too large: {image.shape[1]}×{image.shape[0]} pixels")
+    return image
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise FrameError(f"{path}: cannot read ({error.strerror or error})") from error
+    try:
+        return decode_image(data)
+    except FrameError as error:
+        raise FrameError(f"{path}: {error}") from error
+
+
+class ImageSource:
+    """One still image, given once."""
+
+    def __init__(self, image: np.ndarray):
+        self._image: np.ndarray | None = image
+
+    def read(self) -> np.ndarray | None:
+        image, self._image = self._image, None
+        return image
+
+    def close(self) -> None:
+        self._image = None
+
+
+class CaptureSource:
+    """``cv2.VideoCapture`` over a video file, a camera index or a stream URL.
+
+    Files end with ``None``. Live sources that stop giving frames are reopened up to
+    ``retries`` times with a growing pause, then raise ``FrameError``.
+    """
+
+    def __init__(self, target: int | str, retries: int = 3, retry_pause_s: float = 0.5, capture_factory=cv2.VideoCapture):
+        self.target = target
+        self.is_file = isinstance(target, str) and Path(target).exists()
+        self.retries = retries
+        self.retry_pause_s = retry_pause_s
+        self._factory = capture_factory
+        self._capture = self._open()
+
+    def _describe(self) -> str:
+        return f"camera {self.target}" if isinstance(self.target, int) else str(self.target)
+
+    def _open(self):
+        capture = self._factory(self.target)
+        if not capture.isOpened():
+            capture.release()
+            raise FrameError(f"cannot open {self._describe()}")
+        return capture
+
+    def read(self) -> np.ndarray | None:
+        ok, frame = self._capture.read()
+        if ok and frame is not None:
+            return frame
+        if self.is_file:
+            return None
+        for attempt in range(1, self.retries + 1):
+            time.sleep(self.retry_pause_s * attempt)
+            self._capture.release()
+            try:
+                self._capture = self._open()
+            except FrameError:
+                continue
+            ok, frame = self._capture.read()
+            if ok and frame is not None:
+                return frame
+        raise FrameError(f"{self._describe()} stopped giving frames (disconnected?) after {self.retries} retries")
+
+    def close(self) -> None:
+        self._capture.release()
+
+
+class PushedFrames:
+    """Frames a browser sends: the newest wins, so a slow consumer never lags behind."""
+
+    def __init__(self, timeout_s: float = 5.0):
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=1)
+        self._timeout_s = timeout_s
+        self._closed = threading.Event()
+
+    def push(self, frame: np.ndarray) -> None:
+        with contextlib.suppress(queue.Empty):
+            self._queue.get_nowait()  # drop the stale frame
+        self._queue.put_nowait(frame)
+
+    def read(self) -> np.ndarray | None:
+        if self._closed.is_set():
+            return None
+        try:
+            return self._queue.get(timeout=self._timeout_s)
+        except queue.Empty as error:
+            raise FrameError(f"no frame pushed for {self._timeout_s:.0f} s") from error
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+def open_source(spec: str) -> FrameSource:
+    """``0`` → USB camera 0; ``rtsp://…``/``http://…`` → stream; a video or image path → file."""
+    if spec.isdigit():
+        return CaptureSource(int(spec))
+    if "://" in spec:
+        return CaptureSource(spec)
+    path = Path(spec)
+    if not path.exists():
+        raise FrameError(f"{spec}: no such file, camera index or stream URL")
+    if path.suffix.lower() in (".jpg", ".jpeg", ".png", ".webp", ".bmp"):
+        return ImageSource(read_image(path))
+    return CaptureSource(str(path))
+
+
+def frames(source: FrameSource) -> Iterator[np.ndarray]:
+    try:
+        while (frame := source.read()) is not None:
+            yield frame
+    finally:
+        source.close()

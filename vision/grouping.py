@@ -1,0 +1,318 @@
+"""From detections to the winner's layout: concealed row, melds, flowers and the winning tile.
+
+Works in the frame of the hand's own row, so any side of the table and any in-plane
+rotation read the same. Perspective is absorbed by measuring gaps in units of the local
+tile width. What the picture cannot decide is reported, never guessed silently.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from scoring.tiles import BACK, TILE_CODES, chinese_name, is_flower
+
+from .detections import Detections
+
+SEGMENT_GAP = 0.32  # a gap wider than this (in tile widths) separates groups in a row
+ROW_GAP_LIMIT = 3.2  # segments further apart than this along the row are not one row
+NEAR_ROWS = 3.5  # meld rows lie within this many tile heights of the concealed row
+FLOWER_REACH = 14.0  # flowers count within this many tile widths beyond the hand row's ends
+SIZE_RATIO = 0.62  # tiles smaller than this share of the hand's tiles are background
+LOW_CONFIDENCE = 0.5
+
+
+@dataclass
+class TileGroup:
+    role: str  # concealed, meld, winning, flower, background
+    kind: str | None  # for melds: chow, pung, kong, concealed_kong; None otherwise
+    ids: list[int]  # detection indices, in row order
+    codes: list[str]
+    confidence: list[float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "kind": self.kind,
+            "tiles": self.codes,
+            "detections": self.ids,
+            "confidence": [round(c, 3) for c in self.confidence],
+        }
+
+
+@dataclass
+class Layout:
+    groups: list[TileGroup]
+    warnings: list[str] = field(default_factory=list)
+    winning_candidates: list[int] = field(default_factory=list)  # detection ids
+
+    def hand_fields(self) -> dict[str, Any]:
+        """The tile fields of the hand JSON: concealed, melds, flowers, winning_tile."""
+        concealed = [c for g in self.groups if g.role == "concealed" for c in g.codes]
+        winning = next((g.codes[0] for g in self.groups if g.role == "winning"), None)
+        melds = [{"kind": g.kind, "tiles": g.codes} for g in self.groups if g.role == "meld"]
+        flowers = [c for g in self.groups if g.role == "flower" for c in g.codes]
+        return {"concealed": concealed, "melds": melds, "flowers": flowers, "winning_tile": winning}
+
+
+def _row_angle(centres: np.ndarray, sizes: np.ndarray) -> float:
+    """The dominant direction between nearest neighbours of similar size (radians, mod π)."""
+    n = len(centres)
+    if n < 2:
+        return 0.0
+    diff = centres[None, :, :] - centres[:, None, :]
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    similar = np.minimum(sizes[:, None], sizes[None, :]) / np.maximum(sizes[:, None], sizes[None, :]) > 0.7
+    dist = np.where(similar & ~np.eye(n, dtype=bool), dist, np.inf)
+    nearest = dist.argmin(axis=1)
+    ok = np.isfinite(dist[np.arange(n), nearest])
+    if not ok.any():
+        return 0.0
+    vectors = diff[np.arange(n), nearest][ok]
+    angles = np.arctan2(vectors[:, 1], vectors[:, 0])
+    # Average on the doubled circle so θ and θ+π agree; weight big tiles (the hand) more.
+    weights = sizes[ok]
+    doubled = np.arctan2((weights * np.sin(2 * angles)).sum(), (weights * np.cos(2 * angles)).sum())
+    return float(doubled / 2)
+
+
+def _extent_along(box: np.ndarray, angle: float) -> tuple[float, float]:
+    """Extent of an axis-aligned box along the row axis and across it."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    c, s = abs(np.cos(angle)), abs(np.sin(angle))
+    # An axis-aligned box of a rotated tile overstates both; the smaller reading is closer.
+    along = min(w * c + h * s, max(w, h))
+    across = min(w * s + h * c, max(w, h))
+    return along, across
+
+
+def _segments(order: list[int], x: np.ndarray, pitch: float) -> list[list[int]]:
+    """Split a row (sorted by x) where neighbours sit further apart than the row's pitch allows.
+
+    Centre spacing is compared with the pitch of touching tiles: box extents of rotated
+    tiles overstate their width, spacing does not.
+    """
+    segments: list[list[int]] = [[order[0]]]
+    for prev, cur in pairwise(order):
+        gap = (x[cur] - x[prev]) - pitch
+        if gap > SEGMENT_GAP * pitch:
+            segments.append([cur])
+        else:
+            segments[-1].append(cur)
+    return segments
+
+
+def meld_kind(codes: list[str]) -> str | None:
+    """The meld a run of tiles forms, or None. Face-down tiles make a concealed kong."""
+    faces = [c for c in codes if c != BACK]
+    if len(codes) == 4:
+        if BACK in codes and faces and len(set(faces)) == 1:
+            return "concealed_kong"
+        if not faces:
+            return "concealed_kong"  # all four face down: the kind is unknown, warned later
+        return "kong" if len(set(faces)) == 1 else None
+    if len(codes) != 3 or BACK in codes:
+        return None
+    if len(set(codes)) == 1:
+        return "pung"
+    if any(c[1] == "z" or is_flower(c) for c in codes) or len({c[1] for c in codes}) != 1:
+        return None
+    numbers = sorted(int(c[0]) for c in codes)
+    return "chow" if numbers == [numbers[0], numbers[0] + 1, numbers[0] + 2] else None
+
+
+def split_melds(ids: list[int], codes: list[str], gaps: list[float]) -> list[list[int]] | None:
+    """Partition a run into valid melds of 3 or 4 tiles, preferring cuts at wide gaps."""
+    n = len(ids)
+    best: dict[int, tuple[float, list[list[int]]]] = {0: (0.0, [])}
+    for end in range(1, n + 1):
+        for size in (3, 4):
+            start = end - size
+            if start not in best or meld_kind(codes[start:end]) is None:
+                continue
+            prev_score, prev_groups = best[start]
+            cut_bonus = gaps[start - 1] if start > 0 else 0.0
+            candidate = (prev_score + cut_bonus, [*prev_groups, ids[start:end]])
+            if end not in best or candidate[0] > best[end][0]:
+                best[end] = candidate
+    return best[n][1] if n in best else None
+
+
+def _hand_row_score(row: list[int], codes: list[str], xy: np.ndarray, sizes: np.ndarray) -> float:
+    """Rank rows: the winner's own face-up tiles are many and nearest the camera (largest).
+
+    Walls (face down) and flowers do not count; a row that splits wholly into melds is
+    more likely the melds than the concealed hand, so it counts less.
+    """
+    faces = [i for i in sorted(row, key=lambda i: xy[i, 0]) if not is_flower(codes[i]) and codes[i] != BACK]
+    run = [codes[i] for i in faces]
+    meld_like = len(run) >= 3 and split_melds(faces, run, [0.0] * len(run)) is not None
+    weight = 1.0
+    if meld_like:
+        # Concealed tiles number 1 mod 3 (2 with the winning tile beside them); melds 0 mod 3.
+        weight = 0.3 if len(run) % 3 == 0 else 0.6
+    return float((sizes[faces] ** 2).sum()) * weight
+
+
+def group_tiles(detections: Detections) -> Layout:
+    """Group detections into the winner's layout. Background tiles become one group."""
+    n = len(detections)
+    codes = detections.codes
+    if n == 0:
+        return Layout([], ["no tiles detected"])
+    boxes = detections.xyxy.astype(np.float64)
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    sizes = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+    angle = _row_angle(centres, sizes)
+    rot = np.array([[np.cos(-angle), -np.sin(-angle)], [np.sin(-angle), np.cos(-angle)]])
+    xy = centres @ rot.T
+    extents = np.array([_extent_along(b, angle) for b in boxes])
+    along, across = extents[:, 0], extents[:, 1]
+
+    # Rows: link tiles at the same height whose gap is small; the biggest row of big tiles is the hand.
+    reference = np.percentile(sizes, 80)
+    big = sizes >= SIZE_RATIO * reference
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if big[i] != big[j]:
+                continue
+            height = max(across[i], across[j])
+            width = min(along[i], along[j])
+            gap = abs(xy[i, 0] - xy[j, 0]) - (along[i] + along[j]) / 2
+            if abs(xy[i, 1] - xy[j, 1]) < 0.45 * height and gap < ROW_GAP_LIMIT * width:
+                parent[find(i)] = find(j)
+    rows: dict[int, list[int]] = {}
+    for i in range(n):
+        rows.setdefault(find(i), []).append(i)
+    candidates = [r for r in rows.values() if big[r[0]]] or list(rows.values())
+    main = max(candidates, key=lambda r: _hand_row_score(r, codes, xy, sizes))
+    main_x = np.sort(xy[main, 0])
+    spacing = np.diff(main_x)
+    # The pitch of touching tiles: the lower half of spacings, so gaps do not inflate it.
+    unit = float(np.median(spacing[spacing <= np.median(spacing)])) if len(spacing) else float(along[main[0]])
+    tall = float(np.median([max(along[i], across[i]) for i in main]))
+    row_y = float(np.median(xy[main, 1]))
+    warnings: list[str] = []
+    groups: list[TileGroup] = []
+    used: set[int] = set()
+
+    def add(role: str, kind: str | None, ids: list[int], as_codes: list[str] | None = None) -> None:
+        confidence = [float(detections.confidence[i]) for i in ids]
+        groups.append(TileGroup(role, kind, ids, as_codes or [codes[i] for i in ids], confidence))
+        used.update(ids)
+
+    # Flowers near the hand are set apart by role, wherever they lie.
+    x_low, x_high = xy[main, 0].min(), xy[main, 0].max()
+    for i in range(n):
+        if is_flower(codes[i]) and sizes[i] >= SIZE_RATIO * np.median(sizes[main]):
+            dx = max(x_low - xy[i, 0], 0.0, xy[i, 0] - x_high)
+            if dx <= FLOWER_REACH * unit and abs(xy[i, 1] - row_y) <= NEAR_ROWS * tall:
+                add("flower", None, [i])
+
+    # The hand row: the longest segment is the concealed hand, a lone tile is the winning tile.
+    main_order = sorted((i for i in main if i not in used), key=lambda i: xy[i, 0])
+    segments = _segments(main_order, xy[:, 0], unit) if main_order else []
+    meld_runs: list[list[int]] = []
+    concealed: list[int] = []
+    lone: list[list[int]] = []
+    if segments:
+        concealed = max(segments, key=len)
+        for segment in segments:
+            if segment is concealed:
+                continue
+            (lone if len(segment) == 1 else meld_runs).append(segment)
+    if concealed:
+        ends = (xy[concealed[0], 0], xy[concealed[-1], 0])
+        for i in range(n):
+            if i in used or i in main or not big[i] or codes[i] == BACK:
+                continue
+            aligned = abs(xy[i, 1] - row_y) < 0.5 * tall
+            near_end = min(abs(xy[i, 0] - ends[0]), abs(xy[i, 0] - ends[1])) < 4 * unit
+            if aligned and near_end and rows[find(i)] is not main and len(rows[find(i)]) == 1:
+                lone.append([i])
+    winning_candidates: list[int] = []
+    if lone:
+        # Prefer the lone tile nearest the concealed row's end.
+        def distance(seg: list[int]) -> float:
+            return min(abs(xy[seg[0], 0] - xy[concealed[0], 0]), abs(xy[seg[0], 0] - xy[concealed[-1], 0]))
+
+        lone.sort(key=distance)
+        add("winning", None, lone[0])
+        winning_candidates = [seg[0] for seg in lone]
+        if len(lone) > 1:
+            names = " and ".join(f"{codes[s[0]]} ({chinese_name(codes[s[0]])})" for s in lone[:2])
+            warnings.append(f"two tiles could be the winning tile: {names}")
+            for seg in lone[1:]:
+                concealed = sorted([*concealed, *seg], key=lambda i: xy[i, 0])
+    # Other rows of hand-sized tiles close to the hand hold the melds.
+    for row in rows.values():
+        if row is main or not big[row[0]]:
+            continue
+        distance_across = abs(float(np.median(xy[row, 1])) - row_y)
+        if distance_across > NEAR_ROWS * tall:
+            continue
+        order = sorted((i for i in row if i not in used), key=lambda i: xy[i, 0])
+        if order:
+            meld_runs.extend(_segments(order, xy[:, 0], unit))
+    for run in meld_runs:
+        run_codes = [codes[i] for i in run]
+        gaps = [(xy[b, 0] - xy[a, 0]) / unit - 1 for a, b in pairwise(run)]
+        parts = split_melds(run, run_codes, gaps)
+        if parts is None:
+            warnings.append(f"tiles {' '.join(run_codes)} near the hand form no meld; left out")
+            add("background", None, run)
+            continue
+        for part in parts:
+            kind = meld_kind([codes[i] for i in part])
+            face = [codes[i] for i in part if codes[i] != BACK]
+            if kind == "concealed_kong" and not face:
+                warnings.append("a concealed kong shows no face: its tile is unknown")
+            if kind == "concealed_kong" and face:
+                add("meld", kind, part, [face[0]] * 4)  # face-down tiles stand for the kong's tile
+            else:
+                add("meld", kind, part)
+    if concealed:
+        add("concealed", None, concealed)
+    background = [i for i in range(n) if i not in used]
+    if background:
+        add("background", None, background)
+
+    _check_counts(groups, detections, warnings)
+    return Layout(groups, warnings, winning_candidates)
+
+
+def _check_counts(groups: list[TileGroup], detections: Detections, warnings: list[str]) -> None:
+    concealed = sum(len(g.ids) for g in groups if g.role == "concealed")
+    winning = sum(len(g.ids) for g in groups if g.role == "winning")
+    melds = [g for g in groups if g.role == "meld"]
+    seen = concealed + winning + 3 * len(melds)
+    if seen != 17:
+        warnings.append(f"17 tiles expected, {seen} seen (counting each meld as 3)")
+    if not winning:
+        warnings.append("no tile is set apart as the winning tile")
+    hand_codes = Counter(c for g in groups if g.role in ("concealed", "winning", "meld") for c in g.codes if c != BACK)
+    for code, count in hand_codes.items():
+        if count > 4 and not is_flower(code):
+            warnings.append(f"{count} copies of {code} ({chinese_name(code)}): a set has only 4")
+    for g in groups:
+        if g.role == "background":
+            continue
+        for i in g.ids:
+            if detections.confidence[i] < LOW_CONFIDENCE:
+                x1, y1, x2, y2 = (int(v) for v in detections.xyxy[i])
+                warnings.append(
+                    f"low-confidence tile {TILE_CODES[int(detections.class_id[i])]} "
+                    f"({detections.confidence[i]:.2f}) at [{x1}, {y1}, {x2}, {y2}]"
+                )
