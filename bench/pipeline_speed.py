@@ -39,8 +39,7 @@ def run() -> dict:
     figures: dict = {}
     for name, (w, h) in sizes.items():
         frame = cv2.resize(scene, (w, h), interpolation=cv2.INTER_CUBIC)
-        ok, jpeg = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        data = jpeg.tobytes()
+        data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
         def photo_to_score(data: bytes = data) -> dict:
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
@@ -55,7 +54,7 @@ def run() -> dict:
             peer = _peer()
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
             peer(image)
-            figures[f"peer_detect_ms_{name}"] = _median_ms(lambda image=image: peer(image))
+            figures[f"peer_detect_ms_{name}"] = _median_ms(lambda image=image, peer=peer: peer(image))
         except ImportError:
             figures["peer"] = "mahjong-detector not installed"
     with tempfile.TemporaryDirectory() as tmp:

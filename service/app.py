@@ -21,6 +21,7 @@ from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from taicam_datasets.labels import LabelStore
 
 from scoring.api import score_many_json, waits_json
 from scoring.rules import load_presets
@@ -30,6 +31,7 @@ from vision.frames import FrameError, decode_image
 
 from .camera import ServerCamera
 from .errors import ApiError, envelope, install_error_handlers
+from .labeling import build_router
 from .ledger import Ledger
 from .live import LiveScorer
 from .pipeline import CONTEXT_FIELDS, recognise, score_layout
@@ -74,6 +76,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             app.state.model_error = str(error)
             log.error("model not loaded: %s", error)
         app.state.ledger = Ledger(settings.db_path)
+        app.state.label_store = LabelStore(settings.label_dir) if settings.label_dir else None
         app.state.camera = None
         if settings.camera is not None and app.state.detector is not None:
             app.state.camera = ServerCamera(settings.camera, app.state.detector, settings.conf)
@@ -283,6 +286,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             raise ApiError(404, "no_camera", "no server camera: start with 'taicam serve --camera 0'")
         return StreamingResponse(camera.events(), media_type="text/event-stream")
 
+    app.include_router(build_router(settings.max_upload_bytes))
+
     # --- pages -------------------------------------------------------------------------------
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -290,7 +295,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def index() -> RedirectResponse:
         return RedirectResponse("/snap")
 
-    for page in ("snap", "live", "ledger"):
+    for page in ("snap", "live", "ledger", "label"):
         app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
     return app
 

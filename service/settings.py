@@ -23,6 +23,7 @@ class Settings(BaseSettings):
     token: str | None = None  # required on every request when set (LAN mode)
     camera: str | None = None  # server-side camera: an index, a stream URL or a video file
     inference_threads: int | None = None
+    label_dir: Path | None = None  # the labeling tool's data folder; None turns it off
 
     @property
     def db_path(self) -> Path:

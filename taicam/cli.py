@@ -394,6 +394,31 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_label(args: argparse.Namespace) -> int:
+    import uvicorn
+    from taicam_datasets.labels import LabelError, LabelStore
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    store = LabelStore(Path(args.data))
+    try:
+        for source in args.import_from or []:
+            print(f"imported {source}: {store.import_folder(Path(source))}")
+        if args.export:
+            print(json.dumps(store.export(Path(args.export), args.val_fraction, args.checked_only), ensure_ascii=False))
+            return 0
+    except (LabelError, OSError) as error:
+        print(f"taicam label: {error}", file=sys.stderr)
+        return 2
+    if args.no_serve:
+        return 0
+    settings = Settings(label_dir=Path(args.data), **({"model_path": args.model} if args.model else {}))
+    print(f"taicam labeling on http://{args.host}:{args.port}/label  (data: {store.root})")
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def _add_context_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="taiwan", help="rule preset: taiwan, app, hk or a house preset")
     parser.add_argument("--self-drawn", action="store_true", help="won by self-draw (自摸)")
@@ -443,6 +468,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--model", help="ONNX model (default: the bundled one)")
     serve.add_argument("--data-dir", help="where the ledger lives (default ~/.local/share/taicam)")
     serve.set_defaults(handler=_cmd_serve)
+
+    label = commands.add_parser("label", help="the labeling tool: import photos, fix boxes, export a training set")
+    label.add_argument("--data", required=True, help="the labeling data folder (created if missing)")
+    label.add_argument("--import", dest="import_from", nargs="*", help="folders of photos or YOLO datasets to import first")
+    label.add_argument("--export", metavar="OUT", help="export a YOLO + COCO dataset to OUT and exit")
+    label.add_argument("--val-fraction", type=float, default=0.15, help="share of capture sessions for val (default 0.15)")
+    label.add_argument("--checked-only", action="store_true", help="export only images marked checked")
+    label.add_argument("--no-serve", action="store_true", help="import and exit")
+    label.add_argument("--host", default="127.0.0.1")
+    label.add_argument("--port", type=int, default=8001)
+    label.add_argument("--model", help="ONNX model for pre-labeling (default: the bundled one)")
+    label.set_defaults(handler=_cmd_label)
 
     detect = commands.add_parser("detect", help="detect tiles in images")
     detect.add_argument("images", nargs="+", help="image files")

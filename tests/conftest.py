@@ -22,7 +22,7 @@ class FakeDetector:
 
     info = ModelInfo(TILE_CODES, (640, 640), 32, False)
     path = Path("fake.onnx")
-    HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5p", "5p", "6s", "7s"]
+    HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5p", "5p", "6s", "7s")
     WINNING = "8s"
 
     def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6) -> Detections:

@@ -12,9 +12,12 @@ import pytest
 import uvicorn
 from taicam_datasets.scenes import render_scene
 
+from scoring.tiles import TILE_CODES
 from service.app import create_app
 from service.settings import Settings
 from tests.conftest import REAL_VAL
+
+TILE_INDEX_OF = {code: i for i, code in enumerate(TILE_CODES)}
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed (make test installs it)")
@@ -91,3 +94,85 @@ def test_real_val_photo_gets_detections_in_the_browser(server, page):
     assert page.locator(".box").count() >= 5
     # Its tiles are not a winning hand (real-hk-v4 photographs tiles, not finished hands): the page says why.
     page.wait_for_function("() => document.getElementById('score-error').textContent.length > 0")
+
+
+@pytest.fixture(scope="module")
+def label_server(tmp_path_factory):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = tmp_path_factory.mktemp("labeling")
+    settings = Settings(data_dir=root / "data", label_dir=root / "labels")
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started and time.time() < deadline:
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}", root / "labels"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _wait_for(check, timeout: float = 10.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+def test_label_draw_code_undo_redo_check_export(label_server, page, tmp_path):
+    import httpx
+
+    base, label_root = label_server
+    photos = []
+    for seed in (21, 22):
+        path = tmp_path / f"table{seed}_001.jpg"
+        cv2.imwrite(str(path), cv2.resize(render_scene(seed).image, (640, 480)))
+        photos.append(str(path))
+    page.goto(f"{base}/label")
+    page.set_input_files("#upload", photos)
+    page.wait_for_function("() => document.querySelectorAll('#queue li').length === 2")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('#')")
+    image_id = int(page.inner_text("#status").split()[0].lstrip("#"))
+
+    def boxes():
+        return httpx.get(f"{base}/v1/label/images/{image_id}").json()["boxes"]
+
+    before = len(boxes())
+    box = page.locator("#canvas").bounding_box()
+    page.mouse.move(box["x"] + 40, box["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 90, box["y"] + 110, steps=5)
+    page.mouse.up()
+    page.keyboard.press("3")
+    page.keyboard.press("m")
+    _wait_for(lambda: len(boxes()) == before + 1 and boxes()[-1]["code"] == "3m")
+    page.keyboard.press("Control+z")
+    _wait_for(lambda: boxes()[-1]["code"] != "3m")
+    page.keyboard.press("Control+Shift+z")
+    _wait_for(lambda: boxes()[-1]["code"] == "3m")
+    page.keyboard.press("Enter")
+    _wait_for(lambda: httpx.get(f"{base}/v1/label/images/{image_id}").json()["checked"])
+    page.fill("#export-name", "browser")
+    page.click("#export")
+    page.wait_for_function("() => document.getElementById('export-result').textContent.includes('train')")
+
+    saved = httpx.get(f"{base}/v1/label/images/{image_id}").json()
+    width, height = saved["width"], saved["height"]
+    exported = [p for p in (label_root / "exports" / "browser" / "labels").rglob("*.txt") if p.read_text().strip()]
+    ours = [p for p in exported if len(p.read_text().splitlines()) == len(saved["boxes"])]
+    lines = ours[0].read_text().splitlines()
+    assert len(lines) == len(saved["boxes"])
+    for line, expected in zip(lines, saved["boxes"], strict=True):
+        cls, cx, cy, w, h = line.split()
+        x1, y1, x2, y2 = expected["box"]
+        assert int(cls) == TILE_INDEX_OF[expected["code"]]
+        assert float(cx) == pytest.approx((x1 + x2) / 2 / width, abs=1e-3)
+        assert float(cy) == pytest.approx((y1 + y2) / 2 / height, abs=1e-3)
+        assert float(w) == pytest.approx((x2 - x1) / width, abs=1e-3)
+        assert float(h) == pytest.approx((y2 - y1) / height, abs=1e-3)
+    assert any(line.startswith("2 ") for line in lines)  # the drawn 3m is class 2

@@ -17,6 +17,7 @@ function context() {
 async function loadPresets() {
   const presets = await api("/v1/rules");
   $("preset").innerHTML = presets.map(p => `<option value="${p.name}">${p.name} (${p.unit})</option>`).join("");
+  $("preset").value = "taiwan";
 }
 
 async function scorePhoto() {

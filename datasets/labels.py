@@ -1,0 +1,449 @@
+"""The labeling store: images on disk, boxes and review state in SQLite.
+
+Every save is one transaction that also bumps the image's version; a save based on an old
+version is refused, so two browser tabs never silently overwrite each other. Image files are
+written to a temporary name and renamed, so a crash leaves no half-written file. Paths from
+outside are never trusted: files live under the store's own folder, named by id.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring.tiles import TILE_CODES
+
+from .layout import IMAGE_SUFFIXES, list_images, read_labels
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS images (
+    id INTEGER PRIMARY KEY,
+    file TEXT NOT NULL UNIQUE,      -- name inside images/, chosen by the store
+    original TEXT NOT NULL,         -- the name it was imported under (display only)
+    session TEXT NOT NULL,          -- capture session: frames of one session share a split
+    sha1 TEXT NOT NULL UNIQUE,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    checked INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS boxes (
+    image_id INTEGER NOT NULL REFERENCES images(id),
+    position INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    x1 REAL NOT NULL, y1 REAL NOT NULL, x2 REAL NOT NULL, y2 REAL NOT NULL,
+    source TEXT NOT NULL,           -- model or human
+    confidence REAL,                -- the model's, for predictions
+    PRIMARY KEY (image_id, position)
+);
+CREATE TABLE IF NOT EXISTS revisions (
+    image_id INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    boxes TEXT NOT NULL,
+    saved REAL NOT NULL,
+    PRIMARY KEY (image_id, version)
+);
+"""
+
+MAX_IMAGE_BYTES = 40 * 1024 * 1024
+
+
+class LabelError(ValueError):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Box:
+    code: str
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    source: str = "human"
+    confidence: float | None = None
+
+    @classmethod
+    def from_json(cls, raw: Any, width: int, height: int) -> Box:
+        if not isinstance(raw, dict) or raw.get("code") not in TILE_CODES:
+            raise LabelError("bad_box", f"each box needs a tile code (one of the 43), got {raw!r}")
+        try:
+            x1, y1, x2, y2 = (float(v) for v in raw["box"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise LabelError("bad_box", f"'box' must be [x1, y1, x2, y2] in pixels: {error}") from error
+        x1, x2 = sorted((max(0.0, min(x1, width)), max(0.0, min(x2, width))))
+        y1, y2 = sorted((max(0.0, min(y1, height)), max(0.0, min(y2, height))))
+        if x2 - x1 < 2 or y2 - y1 < 2:
+            raise LabelError("bad_box", "a box must be at least 2 pixels wide and tall inside the image")
+        source = raw.get("source", "human")
+        if source not in ("human", "model"):
+            raise LabelError("bad_box", "source is 'human' or 'model'")
+        confidence = raw.get("confidence")
+        return cls(raw["code"], x1, y1, x2, y2, source, None if confidence is None else float(confidence))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "box": [round(self.x1, 1), round(self.y1, 1), round(self.x2, 1), round(self.y2, 1)],
+            "source": self.source,
+            "confidence": self.confidence,
+        }
+
+
+def guess_session(name: str) -> str:
+    """Frames of one capture share a session: the name without its trailing frame counter."""
+    stem = Path(name).stem
+    stem = re.sub(r"\.rf\.[0-9a-f]+$", "", stem)  # Roboflow export suffixes
+    stem = re.sub(r"[_-]?\d+$", "", stem)
+    return stem or "default"
+
+
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    _atomic_write_bytes(path, text.encode("utf-8"))
+
+
+class LabelStore:
+    def __init__(self, root: Path | str):
+        self.root = Path(root).resolve()
+        self.images_dir = self.root / "images"
+        self.images_dir.mkdir(parents=True, exist_ok=True)
+        (self.root / "inbox").mkdir(exist_ok=True)
+        (self.root / "exports").mkdir(exist_ok=True)
+        self._local = threading.local()
+        self._db().executescript(SCHEMA)
+
+    # --- storage ----------------------------------------------------------------------------
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.root / "labels.db", timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.row_factory = sqlite3.Row
+            self._local.db = db
+        return db
+
+    def _write(self):
+        store = self
+
+        class Transaction:
+            def __enter__(self) -> sqlite3.Connection:
+                self.db = store._db()
+                self.db.execute("BEGIN IMMEDIATE")
+                return self.db
+
+            def __exit__(self, kind, value, traceback) -> None:
+                self.db.execute("ROLLBACK" if kind else "COMMIT")
+
+        return Transaction()
+
+    def path_of(self, image_id: int) -> Path:
+        row = self._db().execute("SELECT file FROM images WHERE id = ?", (image_id,)).fetchone()
+        if row is None:
+            raise LabelError("not_found", f"no image {image_id}")
+        path = (self.images_dir / row["file"]).resolve()
+        if path.parent != self.images_dir:  # the name came from us, but check anyway
+            raise LabelError("not_found", "image outside the data folder")
+        return path
+
+    # --- import -----------------------------------------------------------------------------
+    def add_image(
+        self, data: bytes, original: str, session: str | None = None, boxes: list[Box] | None = None
+    ) -> dict[str, Any]:
+        """Add one image (bytes are checked to be an image); duplicates return the existing id."""
+        if not data:
+            raise LabelError("not_an_image", f"{original}: empty file")
+        if len(data) > MAX_IMAGE_BYTES:
+            raise LabelError("too_large", f"{original}: over {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:
+            raise LabelError("not_an_image", f"{original}: not a decodable image")
+        digest = hashlib.sha1(data).hexdigest()
+        existing = self._db().execute("SELECT id FROM images WHERE sha1 = ?", (digest,)).fetchone()
+        if existing:
+            return {"id": existing["id"], "duplicate": True}
+        suffix = Path(original).suffix.lower()
+        suffix = suffix if suffix in IMAGE_SUFFIXES else ".jpg"
+        file = f"{digest[:16]}{suffix}"
+        _atomic_write_bytes(self.images_dir / file, data)
+        height, width = image.shape[:2]
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO images (file, original, session, sha1, width, height, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (file, Path(original).name, session or guess_session(original), digest, width, height, time.time()),
+            )
+            image_id = int(cursor.lastrowid or 0)
+            self._insert_boxes(db, image_id, boxes or [])
+        return {"id": image_id, "duplicate": False}
+
+    def import_folder(self, folder: Path) -> dict[str, int]:
+        """Import every image of a folder, or a YOLO layout (images/ + labels/, tile-code classes)."""
+        folder = Path(folder)
+        if (folder / "images").is_dir():
+            return self.import_yolo(folder)
+        added = skipped = 0
+        for path in list_images(folder):
+            try:
+                result = self.add_image(path.read_bytes(), path.name, guess_session(path.name))
+                added += not result["duplicate"]
+                skipped += result["duplicate"]
+            except LabelError:
+                skipped += 1
+        return {"added": added, "skipped": skipped}
+
+    def import_yolo(self, root: Path) -> dict[str, int]:
+        """A YOLO-layout dataset; classes are mapped by name, so any class order imports right."""
+        names = _class_names(root)
+        sessions = _manifest_sessions(root)
+        added = skipped = 0
+        splits = [d for d in sorted((root / "images").iterdir()) if d.is_dir()] or [root / "images"]
+        for images_dir in splits:
+            labels_dir = root / "labels" / images_dir.name if images_dir != root / "images" else root / "labels"
+            for path in list_images(images_dir):
+                data = path.read_bytes()
+                image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+                if image is None:
+                    skipped += 1
+                    continue
+                height, width = image.shape[:2]
+                boxes = [
+                    Box(names[c], (x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
+                    for c, x, y, w, h in read_labels(labels_dir / f"{path.stem}.txt")
+                ]
+                result = self.add_image(data, path.name, sessions.get(path.name), boxes)
+                added += not result["duplicate"]
+                skipped += result["duplicate"]
+        return {"added": added, "skipped": skipped}
+
+    # --- boxes and review --------------------------------------------------------------------
+    @staticmethod
+    def _insert_boxes(db: sqlite3.Connection, image_id: int, boxes: list[Box]) -> None:
+        db.execute("DELETE FROM boxes WHERE image_id = ?", (image_id,))
+        db.executemany(
+            "INSERT INTO boxes (image_id, position, code, x1, y1, x2, y2, source, confidence)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(image_id, i, b.code, b.x1, b.y1, b.x2, b.y2, b.source, b.confidence) for i, b in enumerate(boxes)],
+        )
+
+    def _boxes(self, image_id: int) -> list[Box]:
+        rows = self._db().execute("SELECT * FROM boxes WHERE image_id = ? ORDER BY position", (image_id,)).fetchall()
+        return [Box(r["code"], r["x1"], r["y1"], r["x2"], r["y2"], r["source"], r["confidence"]) for r in rows]
+
+    def image(self, image_id: int) -> dict[str, Any]:
+        row = self._db().execute("SELECT * FROM images WHERE id = ?", (image_id,)).fetchone()
+        if row is None:
+            raise LabelError("not_found", f"no image {image_id}")
+        boxes = self._boxes(image_id)
+        return {
+            "id": row["id"],
+            "original": row["original"],
+            "session": row["session"],
+            "width": row["width"],
+            "height": row["height"],
+            "checked": bool(row["checked"]),
+            "version": row["version"],
+            "boxes": [b.to_json() for b in boxes],
+            "issues": hand_issues([b.code for b in boxes]),
+        }
+
+    def save(self, image_id: int, raw_boxes: list[Any], version: int, checked: bool | None = None) -> dict[str, Any]:
+        """Replace the boxes, based on ``version``; a stale version is a conflict."""
+        meta = self.image(image_id)
+        boxes = [Box.from_json(raw, meta["width"], meta["height"]) for raw in raw_boxes]
+        with self._write() as db:
+            current = db.execute("SELECT version FROM images WHERE id = ?", (image_id,)).fetchone()["version"]
+            if current != version:
+                raise LabelError(
+                    "conflict", f"image {image_id} was saved elsewhere (version {current}, yours {version}); reload it"
+                )
+            self._insert_boxes(db, image_id, boxes)
+            new_checked = meta["checked"] if checked is None else checked
+            db.execute("UPDATE images SET version = ?, checked = ? WHERE id = ?", (version + 1, int(new_checked), image_id))
+            db.execute(
+                "INSERT INTO revisions (image_id, version, boxes, saved) VALUES (?, ?, ?, ?)",
+                (image_id, version + 1, json.dumps([b.to_json() for b in boxes]), time.time()),
+            )
+        return self.image(image_id)
+
+    def prelabel(self, image_id: int, predictions: list[Box]) -> dict[str, Any]:
+        """Model boxes replace earlier model boxes; a box a person touched is never replaced."""
+        meta = self.image(image_id)
+        kept = [b for b in self._boxes(image_id) if b.source == "human"]
+        inside = [
+            p
+            for p in predictions
+            if min(p.x2, meta["width"]) - max(p.x1, 0) >= 2 and min(p.y2, meta["height"]) - max(p.y1, 0) >= 2
+        ]
+        fresh = [p for p in inside if all(_iou(p, k) < 0.5 for k in kept)]
+        return self.save(image_id, [b.to_json() for b in kept + fresh], meta["version"])
+
+    def queue(self) -> list[dict[str, Any]]:
+        """Unchecked first; least confident first; then images whose tiles form no legal hand."""
+        rows = self._db().execute("SELECT id, original, session, checked FROM images").fetchall()
+        entries = []
+        for row in rows:
+            boxes = self._boxes(row["id"])
+            confidences = [b.confidence for b in boxes if b.source == "model" and b.confidence is not None]
+            issues = hand_issues([b.code for b in boxes])
+            entries.append(
+                {
+                    "id": row["id"],
+                    "original": row["original"],
+                    "session": row["session"],
+                    "checked": bool(row["checked"]),
+                    "boxes": len(boxes),
+                    "min_confidence": round(min(confidences), 3) if confidences else None,
+                    "issues": issues,
+                }
+            )
+
+        def priority(entry: dict[str, Any]) -> tuple:
+            confidence = entry["min_confidence"] if entry["min_confidence"] is not None else 1.0
+            return (entry["checked"], confidence, not entry["issues"], entry["id"])
+
+        return sorted(entries, key=priority)
+
+    def next_unchecked(self) -> int | None:
+        return next((e["id"] for e in self.queue() if not e["checked"]), None)
+
+    def stats(self) -> dict[str, int]:
+        counts = Counter(r["code"] for r in self._db().execute("SELECT code FROM boxes").fetchall())
+        return {code: counts.get(code, 0) for code in TILE_CODES}
+
+    # --- export -------------------------------------------------------------------------------
+    def export(self, out: Path, val_fraction: float = 0.15, checked_only: bool = False) -> dict[str, Any]:
+        """YOLO layout + data.yaml (absolute paths) + COCO JSON, split by capture session."""
+        from .layout import write_data_yaml
+
+        out = Path(out).resolve()
+        rows = self._db().execute("SELECT * FROM images ORDER BY id").fetchall()
+        coco: dict[str, dict[str, Any]] = {
+            split: {"images": [], "annotations": [], "categories": [{"id": i, "name": c} for i, c in enumerate(TILE_CODES)]}
+            for split in ("train", "val")
+        }
+        counts = Counter()
+        for row in rows:
+            if checked_only and not row["checked"]:
+                continue
+            split = split_of(row["session"], val_fraction)
+            counts[split] += 1
+            for sub in ("images", "labels"):
+                (out / sub / split).mkdir(parents=True, exist_ok=True)
+            source = self.images_dir / row["file"]
+            stem = Path(row["file"]).stem
+            _atomic_write_bytes(out / "images" / split / row["file"], source.read_bytes())
+            boxes = self._boxes(row["id"])
+            w, h = row["width"], row["height"]
+            lines = [_yolo_line(b, w, h) for b in boxes]
+            _atomic_write_text(out / "labels" / split / f"{stem}.txt", "".join(line + "\n" for line in lines))
+            coco[split]["images"].append({"id": row["id"], "file_name": row["file"], "width": w, "height": h})
+            for b in boxes:
+                coco[split]["annotations"].append(
+                    {
+                        "id": len(coco[split]["annotations"]) + 1,
+                        "image_id": row["id"],
+                        "category_id": TILE_CODES.index(b.code),
+                        "bbox": [round(b.x1, 1), round(b.y1, 1), round(b.x2 - b.x1, 1), round(b.y2 - b.y1, 1)],
+                        "area": round((b.x2 - b.x1) * (b.y2 - b.y1), 1),
+                        "iscrowd": 0,
+                    }
+                )
+        out.mkdir(parents=True, exist_ok=True)
+        for split in ("train", "val"):
+            (out / "images" / split).mkdir(parents=True, exist_ok=True)
+            (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+            _atomic_write_text(out / f"coco_{split}.json", json.dumps(coco[split], ensure_ascii=False))
+        _atomic_write_text(out / "classes.txt", "".join(code + "\n" for code in TILE_CODES))
+        data_yaml = write_data_yaml(out)
+        return {"out": str(out), "data_yaml": str(data_yaml), "train": counts["train"], "val": counts["val"]}
+
+
+def _yolo_line(box: Box, width: int, height: int) -> str:
+    cx, cy = (box.x1 + box.x2) / 2 / width, (box.y1 + box.y2) / 2 / height
+    return f"{TILE_CODES.index(box.code)} {cx:.6f} {cy:.6f} {(box.x2 - box.x1) / width:.6f} {(box.y2 - box.y1) / height:.6f}"
+
+
+def split_of(session: str, val_fraction: float) -> str:
+    """Deterministic: a session's hash decides, so its frames never straddle the split."""
+    bucket = int(hashlib.sha1(session.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return "val" if bucket < val_fraction else "train"
+
+
+def hand_issues(codes: list[str]) -> list[str]:
+    """Why the tiles of an image cannot be one legal hand (for the review queue)."""
+    from scoring.api import score_hand_json
+
+    playing = [c for c in codes if c[1] in "mpsz" and c != "back"]
+    issues = [f"{n} copies of {c}" for c, n in Counter(playing).items() if n > 4]
+    if not playing:
+        return issues
+    if len(playing) not in (16, 17):
+        issues.append(f"{len(playing)} tiles: not 16 or 17")
+        return issues
+    if len(playing) == 17 and not issues:
+        legal = any(
+            score_hand_json({"concealed": playing[:i] + playing[i + 1 :], "winning_tile": playing[i], "preset": "hk"})[1]
+            for i in range(17)
+        )
+        if not legal:
+            issues.append("no decomposition into a legal hand")
+    return issues
+
+
+def _iou(a: Box, b: Box) -> float:
+    w = max(0.0, min(a.x2, b.x2) - max(a.x1, b.x1))
+    h = max(0.0, min(a.y2, b.y2) - max(a.y1, b.y1))
+    inter = w * h
+    union = (a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _class_names(root: Path) -> list[str]:
+    """Class names by index from classes.txt or data.yaml; each must be a tile code."""
+    names: list[str] = []
+    if (root / "classes.txt").exists():
+        names = [line.strip() for line in (root / "classes.txt").read_text().splitlines() if line.strip()]
+    elif (root / "data.yaml").exists():
+        for line in (root / "data.yaml").read_text().splitlines():
+            match = re.match(r"\s+(\d+):\s*'?([^'\s]+)'?\s*$", line)
+            if match:
+                names.append(match.group(2))
+    else:
+        names = list(TILE_CODES)
+    unknown = [n for n in names if n not in TILE_CODES]
+    if unknown:
+        raise LabelError("bad_classes", f"{root}: class names {unknown[:5]} are not tile codes")
+    return names
+
+
+def _manifest_sessions(root: Path) -> dict[str, str]:
+    manifest = root / "MANIFEST.tsv"
+    if not manifest.exists():
+        return {}
+    with open(manifest, newline="", encoding="utf-8") as handle:
+        return {row["output"]: row["session"] for row in csv.DictReader(handle, delimiter="\t") if "output" in row}

@@ -1,0 +1,173 @@
+"""The labeling tool's API (served under /v1/label and the /label page).
+
+Paths from the browser are never trusted: folders to import from or export to are names
+inside the data folder's ``inbox/`` and ``exports/``, resolved and checked to stay there.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+from typing import Annotated, Any
+
+import cv2
+from fastapi import APIRouter, Depends, File, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from taicam_datasets.labels import Box, LabelError, LabelStore
+
+from scoring.tiles import TILE_CODES
+
+from .errors import ApiError
+
+
+class SaveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    boxes: list[dict[str, Any]]
+    version: int
+    checked: bool | None = None
+
+
+class FolderIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=120, description="a folder name inside the data folder's inbox/ or exports/")
+
+
+class ExportIn(FolderIn):
+    val_fraction: float = Field(default=0.15, ge=0.0, le=0.9)
+    checked_only: bool = False
+
+
+def store_dep(request: Request) -> LabelStore:
+    store = getattr(request.app.state, "label_store", None)
+    if store is None:
+        raise ApiError(404, "labeling_off", "start the labeling tool with 'taicam label --data DIR'")
+    return store
+
+
+StoreDep = Annotated[LabelStore, Depends(store_dep)]
+
+
+def inside(base: Path, name: str) -> Path:
+    """``base/name`` if it stays inside ``base``; anything else is refused."""
+    target = (base / name).resolve()
+    if target.parent != base.resolve() or name.startswith("."):
+        raise ApiError(422, "bad_path", "give a plain folder name, not a path")
+    return target
+
+
+def _call(action, *args, **kwargs):
+    try:
+        return action(*args, **kwargs)
+    except LabelError as error:
+        status = {"not_found": 404, "conflict": 409, "too_large": 413, "not_an_image": 415}.get(error.code, 422)
+        raise ApiError(status, error.code, error.message) from error
+
+
+@functools.lru_cache(maxsize=64)
+def _tile_png(code: str) -> bytes:
+    from taicam_datasets.faces import FaceStyle, draw_face
+
+    rng = random.Random(7)
+    style = FaceStyle(
+        face_rgb=(245, 242, 232), back_rgb=(30, 120, 70), font=FaceStyle.random(rng).font, hk_corners=False,
+        ink_jitter=0, thickness=0.5, blank_white_dragon=False,
+    )  # fmt: skip
+    return cv2.imencode(".png", cv2.resize(draw_face(code, style, rng), (45, 60), interpolation=cv2.INTER_AREA))[1].tobytes()
+
+
+def build_router(max_upload_bytes: int) -> APIRouter:
+    router = APIRouter(prefix="/v1/label", tags=["labeling"])
+
+    @router.get("/images")
+    def queue(store: StoreDep) -> list[dict[str, Any]]:
+        return _call(store.queue)
+
+    @router.get("/next")
+    def next_unchecked(store: StoreDep) -> dict[str, Any]:
+        return {"id": _call(store.next_unchecked)}
+
+    @router.get("/images/{image_id}")
+    def image(store: StoreDep, image_id: int) -> dict[str, Any]:
+        return _call(store.image, image_id)
+
+    @router.get("/images/{image_id}/file")
+    def image_file(store: StoreDep, image_id: int) -> FileResponse:
+        return FileResponse(_call(store.path_of, image_id))
+
+    @router.put("/images/{image_id}")
+    def save(store: StoreDep, image_id: int, body: SaveIn) -> dict[str, Any]:
+        return _call(store.save, image_id, body.boxes, body.version, body.checked)
+
+    @router.post("/upload", status_code=201)
+    def upload(store: StoreDep, files: Annotated[list[UploadFile], File()]) -> dict[str, Any]:
+        added, problems = [], []
+        for upload in files:
+            data = upload.file.read(max_upload_bytes + 1)
+            if len(data) > max_upload_bytes:
+                problems.append(f"{upload.filename}: over the upload limit")
+                continue
+            try:
+                added.append(store.add_image(data, upload.filename or "upload.jpg"))
+            except LabelError as error:
+                problems.append(error.message)
+        if problems and not added:
+            raise ApiError(415, "not_an_image", "; ".join(problems))
+        return {"added": added, "problems": problems}
+
+    @router.post("/import")
+    def import_inbox(store: StoreDep, body: FolderIn) -> dict[str, int]:
+        folder = inside(store.root / "inbox", body.name)
+        if not folder.is_dir():
+            raise ApiError(404, "not_found", f"no folder inbox/{body.name} in the data folder")
+        return _call(store.import_folder, folder)
+
+    @router.post("/prelabel")
+    async def prelabel(request: Request, store: StoreDep) -> dict[str, int]:
+        detector = request.app.state.detector
+        if detector is None:
+            raise ApiError(503, "model_not_loaded", "the detector is not loaded")
+        return await run_in_threadpool(prelabel_all, store, detector)
+
+    @router.post("/export")
+    def export(store: StoreDep, body: ExportIn) -> dict[str, Any]:
+        out = inside(store.root / "exports", body.name)
+        return _call(store.export, out, body.val_fraction, body.checked_only)
+
+    @router.get("/stats")
+    def stats(store: StoreDep) -> dict[str, int]:
+        return store.stats()
+
+    @router.get("/tiles/{code}.png")
+    def tile_picture(code: str) -> Response:
+        if code not in TILE_CODES:
+            raise ApiError(404, "not_found", f"no tile {code}")
+        try:
+            return Response(_tile_png(code), media_type="image/png", headers={"cache-control": "max-age=86400"})
+        except RuntimeError as error:  # no CJK font installed: the page falls back to text
+            raise ApiError(404, "no_font", str(error)) from error
+
+    return router
+
+
+def prelabel_all(store: LabelStore, detector) -> dict[str, int]:
+    """Run the model on every unchecked image; human boxes stay as they are."""
+    from vision.photo import detect_photo
+
+    done = 0
+    for entry in store.queue():
+        if entry["checked"]:
+            continue
+        image = cv2.imread(str(store.path_of(entry["id"])))
+        if image is None:
+            continue
+        found = detect_photo(detector, image)
+        predictions = [
+            Box(code, *(float(v) for v in box), source="model", confidence=float(conf))
+            for code, box, conf in zip(found.codes, found.xyxy, found.confidence, strict=True)
+        ]
+        store.prelabel(entry["id"], predictions)
+        done += 1
+    return {"prelabeled": done}
