@@ -34,7 +34,7 @@ def _median_ms(action, repeats: int = REPEATS) -> float:
 
 def run() -> dict:
     detector = TileDetector()
-    scene = render_scene(3, whole_table=True).image
+    scene = render_scene(3, framing="table").image
     sizes = {"12mp": (4000, 3000), "720p": (1280, 720)}
     figures: dict = {}
     for name, (w, h) in sizes.items():

@@ -10,54 +10,45 @@ import random
 import time
 from collections import Counter
 
+from taicam_datasets.scenes import random_winning_layout
+
 from scoring.api import score_hand_json
 from scoring.decompose import decompositions
-from scoring.tiles import FLOWERS, PLAYING_TILES
+from scoring.tiles import PLAYING_TILES
 
 HANDS = 10_000
 PRESETS = ("taiwan", "app", "hk")
 
 
-def random_hand(rng: random.Random, sets_needed: int = 5) -> tuple[list[tuple[str, list[str]]], str]:
+def random_sets(rng: random.Random, sets_needed: int) -> tuple[list[list[str]], str]:
+    """Closed sets (chows and pungs) and a pair, never more than four of a kind."""
     counts: Counter[str] = Counter()
-    sets: list[tuple[str, list[str]]] = []
+    sets: list[list[str]] = []
     while len(sets) < sets_needed:
         if rng.random() < 0.6:
             suit, start = rng.choice("mps"), rng.randint(1, 7)
-            kind, tiles = "chow", [f"{start + i}{suit}" for i in range(3)]
+            tiles = [f"{start + i}{suit}" for i in range(3)]
         else:
-            tile = rng.choice(PLAYING_TILES)
-            kind, tiles = ("kong", [tile] * 4) if rng.random() < 0.1 else ("pung", [tile] * 3)
+            tiles = [rng.choice(PLAYING_TILES)] * 3
         if all(counts[t] + tiles.count(t) <= 4 for t in set(tiles)):
             counts.update(tiles)
-            sets.append((kind, tiles))
-    pair = rng.choice([t for t in PLAYING_TILES if counts[t] <= 2])
-    return sets, pair
+            sets.append(tiles)
+    return sets, rng.choice([t for t in PLAYING_TILES if counts[t] <= 2])
 
 
 def taiwan_hands(n: int, seed: int = 7) -> list[dict]:
+    """Winning hands as the synthetic scenes lay them out, with a random situation and preset."""
     rng = random.Random(seed)
     hands = []
     for i in range(n):
-        sets, pair = random_hand(rng)
-        open_count = rng.choice([0, 0, 1, 2, 3])
-        melds, concealed = [], [pair, pair]
-        for index, (kind, tiles) in enumerate(sets):
-            if kind == "kong":
-                melds.append({"kind": rng.choice(["kong", "concealed_kong"]), "tiles": tiles})
-            elif index < open_count:
-                melds.append({"kind": kind, "tiles": tiles})
-            else:
-                concealed.extend(tiles)
-        rng.shuffle(concealed)
-        winning = concealed.pop()
+        layout = random_winning_layout(rng)
         hands.append(
             {
                 "preset": PRESETS[i % 3],
-                "concealed": concealed,
-                "melds": melds,
-                "flowers": rng.sample(FLOWERS, rng.randint(0, 3)),
-                "winning_tile": winning,
+                "concealed": layout["concealed"],
+                "melds": layout["melds"],
+                "flowers": layout["flowers"],
+                "winning_tile": layout["winning_tile"],
                 "self_drawn": rng.random() < 0.4,
                 "seat_wind": rng.choice("ESWN"),
                 "round_wind": rng.choice("ESWN"),
@@ -72,8 +63,8 @@ def riichi_hands(n: int, seed: int = 7) -> list[tuple[list[int], int, bool]]:
     rng = random.Random(seed)
     hands = []
     for _ in range(n):
-        sets, pair = random_hand(rng, 4)
-        tiles34 = [pair, pair] + [t for kind, tiles in sets for t in (tiles[:3] if kind == "kong" else tiles)]
+        sets, pair = random_sets(rng, 4)
+        tiles34 = [pair, pair] + [t for tiles in sets for t in tiles]
         used: Counter[int] = Counter()
         tiles136 = []
         for tile in tiles34:

@@ -45,7 +45,7 @@ def _bad_inputs(photo: bytes) -> list[tuple[str, bytes, str, int]]:
 
 def run() -> dict:
     seconds = float(os.environ.get("BENCH_SECONDS", "60"))
-    frame = cv2.resize(render_scene(7, whole_table=True).image, (1280, 720))
+    frame = cv2.resize(render_scene(7, framing="table").image, (1280, 720))
     photo = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -224,15 +224,24 @@ def _lay_background(
             ox += small * 1.03
 
 
+FRAMINGS = ("random", "table", "hand")
+
+
 def _camera(
-    image: np.ndarray, ids: np.ndarray, rng: random.Random, whole_table: bool = False
+    image: np.ndarray, ids: np.ndarray, rng: random.Random, framing: str = "random"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A random viewpoint: returns the photo, the warped id map and the homography.
 
-    ``whole_table`` keeps every tile in frame, as a player snapping the whole hand would.
+    ``random`` frames any window, as training wants. ``table`` keeps the whole table in a 4:3
+    phone photo. ``hand`` is the snap a player takes of a winning hand: the winner's side of
+    the table, landscape, from the winner's or the opposite side.
     """
-    if whole_table:
-        out_w, out_h = rng.choice([(1600, 1200), (1200, 1600)])  # a phone photo of the whole hand
+    if framing not in FRAMINGS:
+        raise ValueError(f"framing must be one of {FRAMINGS}")
+    if framing == "table":
+        out_w, out_h = rng.choice([(1600, 1200), (1200, 1600)])
+    elif framing == "hand":
+        out_w, out_h = 1920, 1080
     elif rng.random() < 0.35:
         out_w, out_h = 640, 640  # squashed square frames, as in the Roboflow-exported photos
     else:
@@ -242,15 +251,22 @@ def _camera(
     shrink = CANVAS_W * tilt / 2
     dst = np.array([[shrink, 0], [CANVAS_W - shrink, 0], [CANVAS_W, CANVAS_H], [0, CANVAS_H]], np.float32)
     dst += np.array([[rng.uniform(-60, 60), rng.uniform(-60, 60)] for _ in range(4)], np.float32)
-    # Frame a random window: zoom toward the winner's hand most of the time.
-    zoom = 0.62 if whole_table else rng.uniform(1.0, 2.2)
-    view_w, view_h = CANVAS_W / zoom, CANVAS_H / zoom
-    if whole_table:
+    if framing == "table":
+        view_w, view_h = CANVAS_W / 0.62, CANVAS_H / 0.62
         vx, vy = (CANVAS_W - view_w) / 2, (CANVAS_H - view_h) / 2
-    else:
+    elif framing == "hand":
+        view_w = CANVAS_W * 1.12
+        view_h = view_w * out_h / out_w
+        vx, vy = (CANVAS_W - view_w) / 2, CANVAS_H - view_h + 40
+    else:  # zoom toward the winner's hand most of the time
+        zoom = rng.uniform(1.0, 2.2)
+        view_w, view_h = CANVAS_W / zoom, CANVAS_H / zoom
         vx = rng.uniform(0, CANVAS_W - view_w)
         vy = rng.uniform(max(0.0, (CANVAS_H - view_h) * 0.4), CANVAS_H - view_h)
-    angle = rng.choice([0, 0, 0, 90, 180, 270]) + rng.uniform(-20, 20)
+    if framing == "hand":
+        angle = rng.choice([0, 180]) + rng.uniform(-8, 8)
+    else:
+        angle = rng.choice([0, 0, 0, 90, 180, 270]) + rng.uniform(-20, 20)
     rot = cv2.getRotationMatrix2D((out_w / 2, out_h / 2), angle, 1.0)
     scale = np.array([[out_w / view_w, 0, -vx * out_w / view_w], [0, out_h / view_h, -vy * out_h / view_h], [0, 0, 1]])
     homography = np.vstack([rot, [0, 0, 1]]) @ scale @ cv2.getPerspectiveTransform(src, dst)
@@ -304,8 +320,8 @@ def _distort(photo: np.ndarray, id_map: np.ndarray, rng: random.Random) -> tuple
     return photo, id_map
 
 
-def render_scene(seed: int, whole_table: bool = False) -> Scene:
-    """One photographed table scene, reproducible from ``seed``."""
+def render_scene(seed: int, framing: str = "random") -> Scene:
+    """One photographed table scene, reproducible from ``seed`` (framings: see ``_camera``)."""
     rng = random.Random(seed)
     style = FaceStyle.random(rng)
     canvas = _Canvas(rng)
@@ -314,10 +330,10 @@ def render_scene(seed: int, whole_table: bool = False) -> Scene:
     hand_y = CANVAS_H - tile_w * 1.1 - 160
     _lay_background(canvas, style, rng, tile_w, hand_y - tile_w * 3, _remaining_tiles(layout))
     _lay_hand(canvas, layout, style, rng, tile_w)
-    for _ in range(0 if whole_table else rng.choice([0, 0, 1, 2, 3])):
+    for _ in range(0 if framing != "random" else rng.choice([0, 0, 1, 2, 3])):
         canvas.occluder(rng.choice(["hand", "hand", "cup", "chips"]))
     canvas_visible = np.bincount(canvas.ids[canvas.ids >= 0].ravel(), minlength=len(canvas.tiles))
-    photo, id_map, homography = _camera(canvas.image, canvas.ids, rng, whole_table)
+    photo, id_map, homography = _camera(canvas.image, canvas.ids, rng, framing)
     if rng.random() < 0.3:
         photo, id_map = _distort(photo, id_map, rng)
     photo = _degrade(photo, rng)

@@ -17,10 +17,12 @@ from .scenes import render_scene
 VAL_EVERY = 10  # every tenth scene goes to val: seeds, not files, decide the split
 
 
-def _write_one(args: tuple[Path, int]) -> dict:
-    out, seed = args
+def _write_one(args: tuple[Path, int, str]) -> dict:
+    out, seed, framing = args
     split = "val" if seed % VAL_EVERY == 0 else "train"
-    scene = render_scene(seed)
+    if framing == "mix":  # mostly training views, every third a player's snap of the hand
+        framing = "hand" if seed % 3 == 1 else "random"
+    scene = render_scene(seed, framing)
     stem = f"synth_{seed:07d}"
     image_path = out / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(image_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -35,14 +37,20 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def synthesize(out: Path, n: int, seed: int = 1, workers: int | None = None, progress: bool = True) -> Path:
-    """Render ``n`` scenes with seeds ``seed*1_000_000 + i`` into ``out``; returns its data.yaml."""
+def synthesize(
+    out: Path, n: int, seed: int = 1, workers: int | None = None, progress: bool = True, framing: str = "random"
+) -> Path:
+    """Render ``n`` scenes with seeds ``seed*1_000_000 + i`` into ``out``; returns its data.yaml.
+
+    ``framing`` is ``random`` (training views), ``hand`` (a player's snap of the hand),
+    ``table`` (the whole table) or ``mix``.
+    """
     available_fonts()  # fail before spawning workers if no CJK font is installed
     out = out.resolve()
     for split in ("train", "val"):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-    jobs = [(out, seed * 1_000_000 + i) for i in range(n)]
+    jobs = [(out, seed * 1_000_000 + i, framing) for i in range(n)]
     workers = workers or os.cpu_count() or 1
     layouts = []
     with ProcessPoolExecutor(workers) as pool:

@@ -31,6 +31,7 @@ class TrainConfig:
     hours: float | None = None  # wall-clock budget; overrides epochs when set
     cache: bool = False
     patience: int = 100
+    warmup_epochs: float = 3.0  # lower it when fine-tuning from trained weights
 
 
 def _offline_ultralytics(config_dir: Path):
@@ -100,7 +101,7 @@ def train(config: TrainConfig) -> Path:
         workers=config.workers,
         seed=config.seed,
         deterministic=True,
-        pretrained=False,
+        pretrained=config.arch.endswith(".pt"),  # ultralytics drops given weights when this is False
         amp=config.device != "cpu",
         plots=False,
         project=str(work),
@@ -108,6 +109,7 @@ def train(config: TrainConfig) -> Path:
         exist_ok=True,
         cache="ram" if config.cache else False,
         patience=config.patience,
+        warmup_epochs=config.warmup_epochs,
         verbose=True,
         # Tiles have no left-right symmetry worth learning: a mirrored 萬 is not a real view.
         fliplr=0.0,

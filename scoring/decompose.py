@@ -89,6 +89,18 @@ def _suit_splits_with_pair(suit: tuple[int, ...], honours: bool) -> bool:
     return False
 
 
+GROUP_STARTS = (0, 9, 18, 27)
+GROUP_ENDS = (9, 18, 27, 34)
+
+
+def group_fits(group: tuple[int, ...], honours: bool) -> bool:
+    """One suit's counts (or the honours') split into sets, plus a pair when 2 mod 3."""
+    remainder = sum(group) % 3
+    if remainder == 0:
+        return _suit_splits(group, honours)
+    return remainder == 2 and _suit_splits_with_pair(group, honours)
+
+
 def is_standard_win(counts: Counts) -> bool:
     """Sets plus one pair, decided suit by suit (memoised per suit): far cheaper than
     enumerating every decomposition, which only scoring needs."""

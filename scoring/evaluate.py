@@ -7,7 +7,10 @@ from functools import lru_cache
 from typing import Any
 
 from .decompose import (
+    GROUP_ENDS,
+    GROUP_STARTS,
     decompositions,
+    group_fits,
     is_pairs_and_triplet,
     is_sixteen_unrelated,
     is_standard_win,
@@ -109,14 +112,29 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
 def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
     base = list(base_counts)
     special = meld_count == 0 and any(form in forms for form in ("thirteen_orphans", "sixteen_unrelated"))
+    standard_size = sum(base) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2
+    # Each suit is checked once as it stands; a candidate tile changes only its own suit.
+    groups = [tuple(base[a:b]) for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
+    remainders = [sum(g) % 3 for g in groups]
+    fits = [group_fits(g, i == 3) for i, g in enumerate(groups)]
     waits = set()
     for kind in range(len(PLAYING_TILES)) if special else _neighbours(base):
         if kind in full:
             continue
-        base[kind] += 1
-        if is_complete(tuple(base), meld_count, forms):
+        complete = False
+        if standard_size:
+            g = next(i for i, end in enumerate(GROUP_ENDS) if kind < end)
+            after = [(r + 1) % 3 if i == g else r for i, r in enumerate(remainders)]
+            if sorted(after) == [0, 0, 0, 2] and all(fits[i] for i in range(4) if i != g):
+                changed = list(groups[g])
+                changed[kind - GROUP_STARTS[g]] += 1
+                complete = group_fits(tuple(changed), g == 3)
+        if not complete and meld_count == 0 and special | ("pairs_and_triplet" in forms):
+            base[kind] += 1
+            complete = is_complete(tuple(base), meld_count, forms)
+            base[kind] -= 1
+        if complete:
             waits.add(kind)
-        base[kind] -= 1
     return frozenset(waits)
 
 

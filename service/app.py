@@ -55,7 +55,15 @@ def ledger_dep(request: Request) -> Ledger:
     return request.app.state.ledger
 
 
+def camera_dep(request: Request) -> ServerCamera:
+    camera = request.app.state.camera
+    if camera is None:
+        raise ApiError(404, "no_camera", "no server camera: start with 'taicam serve --camera 0'")
+    return camera
+
+
 DetectorDep = Annotated[TileDetector, Depends(detector_dep)]
+CameraDep = Annotated[ServerCamera, Depends(camera_dep)]
 LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
 
 
@@ -273,17 +281,11 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             return
 
     @app.get("/v1/camera.mjpeg", tags=["live"])
-    def camera_stream(request: Request) -> StreamingResponse:
-        camera = request.app.state.camera
-        if camera is None:
-            raise ApiError(404, "no_camera", "no server camera: start with 'taicam serve --camera 0'")
+    def camera_stream(camera: CameraDep) -> StreamingResponse:
         return StreamingResponse(camera.mjpeg(), media_type="multipart/x-mixed-replace; boundary=frame")
 
     @app.get("/v1/camera/events", tags=["live"])
-    def camera_events(request: Request) -> StreamingResponse:
-        camera = request.app.state.camera
-        if camera is None:
-            raise ApiError(404, "no_camera", "no server camera: start with 'taicam serve --camera 0'")
+    def camera_events(camera: CameraDep) -> StreamingResponse:
         return StreamingResponse(camera.events(), media_type="text/event-stream")
 
     app.include_router(build_router(settings.max_upload_bytes))

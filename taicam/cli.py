@@ -12,7 +12,7 @@ from pathlib import Path
 def _cmd_data_synth(args: argparse.Namespace) -> int:
     from taicam_datasets.synth import synthesize
 
-    data_yaml = synthesize(Path(args.out), args.n, seed=args.seed, workers=args.workers)
+    data_yaml = synthesize(Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing)
     print(f"wrote {args.n} scenes; train with: taicam train --data {Path(args.out).resolve()}")
     print(data_yaml)
     return 0
@@ -36,6 +36,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         hours=args.hours,
         cache=args.cache,
+        warmup_epochs=args.warmup_epochs,
     )
     onnx_path = train(config)
     print(f"exported {onnx_path}")
@@ -521,6 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--n", type=int, default=1000, help="number of scenes (default 1000)")
     synth.add_argument("--seed", type=int, default=1, help="seed; the same seed gives the same scenes")
     synth.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    synth.add_argument(
+        "--framing", default="random", choices=["random", "hand", "table", "mix"], help="camera framing (default random)"
+    )
     synth.set_defaults(handler=_cmd_data_synth)
 
     train = commands.add_parser("train", help="train the tile detector and export ONNX (needs the 'train' extra)")
@@ -530,12 +534,15 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--epochs", type=int, default=50)
     train.add_argument("--imgsz", type=int, default=640)
     train.add_argument("--device", default="cpu", help="'cpu' or a CUDA index such as 0")
-    train.add_argument("--arch", default="yolo11n.yaml", help="ultralytics model definition (.yaml, trained from scratch)")
+    train.add_argument(
+        "--arch", default="yolo11n.yaml", help="model definition (.yaml, from scratch) or weights (.pt) to fine-tune"
+    )
     train.add_argument("--batch", type=int, default=16)
     train.add_argument("--workers", type=int, default=2)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--hours", type=float, default=None, help="wall-clock budget in hours (overrides --epochs)")
     train.add_argument("--cache", action="store_true", help="cache decoded images in RAM")
+    train.add_argument("--warmup-epochs", type=float, default=3.0, help="learning-rate warm-up (lower to fine-tune)")
     train.set_defaults(handler=_cmd_train)
 
     evaluate = commands.add_parser("eval", help="measure a detector on a YOLO-layout folder")

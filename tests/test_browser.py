@@ -59,7 +59,7 @@ def page():
 def test_snap_correct_and_add_to_ledger(server, page, tmp_path):
     # A whole-table photo from the generator; the bundled model reads its 7f (菊) as 5f (梅).
     photo = tmp_path / "table.jpg"
-    cv2.imwrite(str(photo), render_scene(3, whole_table=True).image)
+    cv2.imwrite(str(photo), render_scene(3, framing="table").image)
     page.goto(f"{server}/ledger")
     page.fill("#name", "Browser table")
     page.click("#create")

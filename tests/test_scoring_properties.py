@@ -103,3 +103,28 @@ def test_invalid_hands_give_an_error_never_an_exception(hand, mutation, data):
         broken["melds"] = [*hand["melds"], {"kind": "chow", "tiles": ["9m", "1p", "2p"]}]
     result, ok = score_hand_json(broken)
     assert not ok and set(result["error"]) == {"code", "message"}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.large_base_example, HealthCheck.too_slow])
+@given(legal_hands(), st.lists(st.sampled_from(SUITED + HONOURS), max_size=3), st.data())
+def test_fast_wait_set_matches_the_definition(hand, noise, data):
+    """W by suit-local checks equals W by definition: every kind that completes the hand."""
+    from scoring.decompose import to_counts
+    from scoring.evaluate import is_complete, wait_set
+    from scoring.rules import get_preset
+
+    concealed = list(hand["concealed"])
+    for tile in noise:  # swap some tiles so that many hands are not ready at all
+        concealed[data.draw(st.integers(0, len(concealed) - 1))] = tile
+    meld_tiles = [t for m in hand["melds"] for t in m["tiles"]]
+    forms = get_preset(hand["preset"]).forms
+    held = Counter(concealed + meld_tiles)
+    expected = set()
+    for kind, tile in enumerate(PLAYING_TILES):
+        if held[tile] >= 4:
+            continue
+        counts = list(to_counts(concealed))
+        counts[kind] += 1
+        if is_complete(tuple(counts), len(hand["melds"]), forms):
+            expected.add(kind)
+    assert wait_set(tuple(concealed), meld_tiles, len(hand["melds"]), forms) == frozenset(expected)

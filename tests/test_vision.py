@@ -114,13 +114,13 @@ def test_grouping_recovers_synthetic_layouts():
     """Known layouts from the generator at many angles, with melds, kongs, flowers and discards."""
     seeds = range(60)
     right = sum(
-        _same_hand(group_tiles(_truth_detections(s)).hand_fields(), s.layout) for s in (render_scene(i, True) for i in seeds)
+        _same_hand(group_tiles(_truth_detections(s)).hand_fields(), s.layout) for s in (render_scene(i, "table") for i in seeds)
     )
     assert right / len(seeds) >= 0.85  # 53 of 60 when measured
 
 
 def test_grouping_reports_what_it_cannot_decide():
-    scene = render_scene(3, whole_table=True)
+    scene = render_scene(3, framing="table")
     detections = _truth_detections(scene)
     layout = group_tiles(detections[np.arange(len(detections)) != 0])
     assert layout.groups and isinstance(layout.warnings, list)
@@ -202,3 +202,25 @@ def test_live_voter_reports_each_stable_hand_once():
     assert moving == [None] * 6  # tiles still moving: no score
     # The first still frame still differs from the last moving one; three calm frames follow.
     assert [voter.update(hand_b, still) for _ in range(4)][-1] == hand_b
+
+
+def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
+    """Rendered snaps of winning hands, read by the bundled model end to end (no ground truth used).
+
+    The pipeline must give the hand the generator laid out, and then its 台 list, for at
+    least 8 of 20 photos (measured: 10 of 20 with the shipped model; the misses are flower and
+    character confusions of the detector, listed in models/README.md).
+    """
+    from scoring.api import score_hand_json
+    from service.pipeline import recognise, score_layout
+
+    right = 0
+    for seed in range(20):
+        scene = render_scene(seed, "hand")
+        result = score_layout(recognise(detector, scene.image).layout, {"seat_wind": "E"}, "taiwan")
+        if _same_hand(result["hand"], scene.layout):
+            truth = {**{k: scene.layout[k] for k in ("concealed", "melds", "flowers", "winning_tile")}, "seat_wind": "E"}
+            expected, ok = score_hand_json(truth)
+            assert ok and result["score"]["patterns"] == expected["patterns"]
+            right += 1
+    assert right >= 8

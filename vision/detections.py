@@ -46,3 +46,27 @@ class Detections:
             {"code": code, "box": [round(float(v), 1) for v in box], "confidence": round(float(conf), 4)}
             for code, box, conf in zip(self.codes, self.xyxy, self.confidence, strict=True)
         ]
+
+
+def suppress_contained(detections: Detections, ratio: float = 0.6) -> Detections:
+    """Drop a box whose area is mostly (≥ ``ratio``) covered by more confident boxes.
+
+    Tiles touch but never overlap, so a box lying inside another, or straddling two
+    neighbours, is a second reading of tiles already found; IoU-based NMS lets it through.
+    """
+    n = len(detections)
+    if n < 2:
+        return detections
+    order = np.argsort(-detections.confidence, kind="stable")
+    boxes = detections.xyxy[order].astype(np.float64)
+    areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6)
+    kept: list[int] = []
+    for i in range(n):
+        if kept:
+            others = boxes[kept]
+            w = np.clip(np.minimum(boxes[i, 2], others[:, 2]) - np.maximum(boxes[i, 0], others[:, 0]), 0, None)
+            h = np.clip(np.minimum(boxes[i, 3], others[:, 3]) - np.maximum(boxes[i, 1], others[:, 1]), 0, None)
+            if (w * h).sum() / areas[i] >= ratio:
+                continue
+        kept.append(i)
+    return detections[np.sort(order[kept])]

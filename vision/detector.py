@@ -14,7 +14,7 @@ import onnxruntime as ort
 
 from scoring.tiles import TILE_CODES
 
-from .detections import Detections
+from .detections import Detections, suppress_contained
 
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
 PAD_VALUE = 114
@@ -108,7 +108,7 @@ class TileDetector:
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         order = np.argsort(-scores, kind="stable")
-        return Detections(boxes[order], scores[order].astype(np.float32), classes[order])
+        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order]))
 
 
 def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

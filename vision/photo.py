@@ -10,7 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .detections import Detections
+from .detections import Detections, suppress_contained
 from .detector import TileDetector
 
 TARGET_TILE_PX = 44  # tile width at model scale that the detector reads reliably
@@ -29,7 +29,7 @@ def _merge(parts: list[Detections], iou: float) -> Detections:
     xywh = np.stack([boxes[:, 0], boxes[:, 1], boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), dtype=np.int64).reshape(-1)
     keep = keep[np.argsort(-scores[keep], kind="stable")]
-    return Detections(boxes[keep], scores[keep], classes[keep])
+    return suppress_contained(Detections(boxes[keep], scores[keep], classes[keep]))
 
 
 def _windows(x0: int, y0: int, x1: int, y1: int, size: int) -> list[tuple[int, int, int, int]]:
