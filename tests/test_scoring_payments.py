@@ -24,13 +24,13 @@ def test_seed_004_example_discard_pays_base_plus_tai():
     assert result["payments"] == {"N": 170}
 
 
-def test_seed_003_example_self_draw_each_pays_26():
-    # Any 16番 self-drawn hk hand: 混一色 30 is too many, so build the example's amount directly.
-    data = hand("123m 456m 789p 234s 55p 67s", "8s", preset="hk", self_drawn=True, seat_wind="E", dealer=False)
+def test_seed_003_example_dealer_self_draws_16_fan_each_pays_26():
+    data = hand(
+        "1m 22m 333m 44m 5m 5p 6p 77p 8p 44z", "6p", flowers="4f", preset="hk", self_drawn=True, dealer=True, seat_wind="E"
+    )
     result = score({**data, "settlement": {"base": 10, "per_tai": 1}})
-    assert set(result["payments"]) == {"S", "W", "N"}
-    total = result["total"]
-    assert all(amount == 10 + total for amount in result["payments"].values())
+    assert result["total"] == 16  # 一摸八 8 + 平糊 5 + 庄 1 + 花 1 + 假獨 1
+    assert result["payments"] == {"S": 26, "W": 26, "N": 26}
 
 
 def test_dealer_pays_2n_plus_1_extra_when_a_non_dealer_self_draws():

@@ -134,3 +134,16 @@ def test_real_model_detects_tiles_in_a_real_photo(settings):
         response = client.post("/v1/score", files={"image": (photo.name, photo.read_bytes(), "image/jpeg")})
         body = response.json() if response.status_code == 200 else response.json()["error"]["details"]
         assert len(body["detections"]) >= 5 and body["hand"]["concealed"]
+
+
+def test_live_websocket_reports_a_stable_hand_once(fake_app, jpeg_bytes):
+    with TestClient(fake_app) as client, client.websocket_connect("/v1/live?stable=3&seat_wind=E") as socket:
+        messages = []
+        for _ in range(5):
+            socket.send_bytes(jpeg_bytes)
+            messages.append(socket.receive_json())
+        assert all(len(m["detections"]) == 17 for m in messages)
+        stable = [m["stable"] for m in messages if m["stable"]]
+        assert len(stable) == 1 and stable[0]["score"]["total"] == 3
+        socket.send_bytes(b"not a jpeg")
+        assert socket.receive_json()["error"]["code"] == "not_an_image"
