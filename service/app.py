@@ -34,7 +34,7 @@ from .errors import ApiError, envelope, install_error_handlers
 from .labeling import build_router
 from .ledger import Ledger
 from .live import LiveScorer
-from .pipeline import CONTEXT_FIELDS, recognise, score_layout
+from .pipeline import CONTEXT_FIELDS, recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, TableIn
 from .settings import Settings
 
@@ -195,6 +195,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         context["settlement"] = _parse_json_field(settlement, "settlement")
         if context["settlement"] is None:
             del context["settlement"]
+        recognition = repair(recognition, context, preset, frozenset(int(k) for k in fixes))
         override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
         try:
             result = score_layout(recognition.layout, context, preset, override)

@@ -9,7 +9,7 @@ import numpy as np
 from vision.detector import TileDetector
 from vision.live import Signature, StableHandVoter
 
-from .pipeline import Recognition, recognise, score_layout
+from .pipeline import Recognition, recognise, repair, score_layout
 
 
 def hand_signature(fields: dict[str, Any]) -> Signature | None:
@@ -39,5 +39,7 @@ class LiveScorer:
         """Recognise the frame; return the scored hand only when it has just become stable."""
         recognition = recognise(self.detector, frame, self.conf, second_pass=False)
         stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
-        result = score_layout(recognition.layout, self.context, self.preset) if stable is not None else None
-        return recognition, result
+        if stable is None:
+            return recognition, None
+        recognition = repair(recognition, self.context, self.preset)
+        return recognition, score_layout(recognition.layout, self.context, self.preset)

@@ -43,16 +43,56 @@ def recognise(
     start = time.perf_counter()
     detections = detect_photo(detector, image, conf=conf, second_pass=second_pass)
     if corrections:
-        classes = detections.class_id.copy()
         for index, code in corrections.items():
-            if not 0 <= index < len(classes):
-                raise ValueError(f"correction for detection {index}, but only {len(classes)} were found")
+            if not 0 <= index < len(detections):
+                raise ValueError(f"correction for detection {index}, but only {len(detections)} were found")
             if code not in TILE_CODES:
                 raise ValueError(f"correction {code!r} is not a tile code")
-            classes[index] = TILE_CODES.index(code)
-        detections = Detections(detections.xyxy, detections.confidence, classes)
+            detections = detections.with_class(index, TILE_CODES.index(code))
     layout = group_tiles(detections)
     return Recognition(detections, layout, (time.perf_counter() - start) * 1000)
+
+
+REPAIRABLE = ("not_winning", "too_many_copies", "duplicate_flower", "no_winning_tile")
+MAX_SECOND_READINGS = 6
+
+
+def repair(
+    recognition: Recognition, context: dict[str, Any], preset: str = "taiwan", locked: frozenset[int] = frozenset()
+) -> Recognition:
+    """When the tiles make no legal hand, try the model's second reading of its least sure tiles.
+
+    One tile at a time, among the hand's ``MAX_SECOND_READINGS`` tiles whose first and second
+    readings are closest; tiles a person corrected (``locked``) are never changed. The change
+    is reported as a warning, never made silently.
+    """
+    detections, layout = recognition.detections, recognition.layout
+    result = score_layout(layout, context, preset)
+    error = result["score"].get("error")
+    if error is None or error["code"] not in REPAIRABLE or detections.alt_class_id is None:
+        return recognition
+    assert detections.alt_confidence is not None
+    hand_ids = [i for g in layout.groups if g.role != "background" for i in g.ids if i not in locked]
+    margin = detections.confidence - detections.alt_confidence
+    best: tuple[float, int, Detections, Layout] | None = None
+    for index in sorted(hand_ids, key=lambda i: margin[i])[:MAX_SECOND_READINGS]:
+        trial = detections.with_class(index, int(detections.alt_class_id[index]))
+        trial_layout = group_tiles(trial)
+        if "error" in score_layout(trial_layout, context, preset)["score"]:
+            continue
+        if best is None or detections.alt_confidence[index] > best[0]:
+            best = (float(detections.alt_confidence[index]), index, trial, trial_layout)
+    if best is None:
+        return recognition
+    _, index, trial, trial_layout = best
+    old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(trial.class_id[index])]
+    x1, y1, x2, y2 = (int(v) for v in detections.xyxy[index])
+    trial_layout.warnings.insert(
+        0,
+        f"detection {index} at [{x1}, {y1}, {x2}, {y2}] read as {new} (the model's second choice, "
+        f"{detections.alt_confidence[index]:.2f}) because {old} makes no legal hand; correct it if that is wrong",
+    )
+    return Recognition(trial, trial_layout, recognition.ms)
 
 
 def score_layout(

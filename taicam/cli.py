@@ -214,7 +214,7 @@ def _context_from_args(args: argparse.Namespace) -> dict:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from service.pipeline import recognise, score_layout
+    from service.pipeline import recognise, repair, score_layout
     from vision.annotate import Annotator
     from vision.detector import ModelError
     from vision.frames import FrameError, read_image
@@ -226,10 +226,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
         for fix in args.fix or []:
             index, _, code = fix.partition("=")
             corrections[int(index)] = code
+        context = _context_from_args(args)
         recognition = recognise(detector, image, conf=args.conf, corrections=corrections)
+        recognition = repair(recognition, context, args.preset, frozenset(corrections))
         winning = args.winning
         override = int(winning) if winning and winning.isdigit() else winning
-        result = score_layout(recognition.layout, _context_from_args(args), args.preset, override)
+        result = score_layout(recognition.layout, context, args.preset, override)
     except (FileNotFoundError, ModelError, FrameError, ValueError) as error:
         if args.json:
             _print_json({"error": {"code": "bad_input", "message": str(error)}})

@@ -16,6 +16,10 @@ class Detections:
     xyxy: np.ndarray  # (n, 4) float32
     confidence: np.ndarray  # (n,) float32
     class_id: np.ndarray  # (n,) int64
+    # The runner-up class and its score, when the model's output gives them: a second
+    # reading the pipeline may use when the first makes no legal hand.
+    alt_class_id: np.ndarray | None = None
+    alt_confidence: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.confidence)
@@ -23,6 +27,10 @@ class Detections:
             raise ValueError(f"xyxy must have shape ({n}, 4), got {self.xyxy.shape}")
         if self.class_id.shape != (n,):
             raise ValueError(f"class_id must have shape ({n},), got {self.class_id.shape}")
+        for name in ("alt_class_id", "alt_confidence"):
+            value = getattr(self, name)
+            if value is not None and value.shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},), got {value.shape}")
         if n and (self.class_id.min() < 0 or self.class_id.max() >= len(TILE_CODES)):
             raise ValueError(f"class_id must lie in 0..{len(TILE_CODES) - 1}")
 
@@ -34,7 +42,15 @@ class Detections:
         return len(self.confidence)
 
     def __getitem__(self, index: np.ndarray | slice) -> Detections:
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+        alt_class = None if self.alt_class_id is None else self.alt_class_id[index]
+        alt_conf = None if self.alt_confidence is None else self.alt_confidence[index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], alt_class, alt_conf)
+
+    def with_class(self, index: int, class_id: int) -> Detections:
+        """A copy where detection ``index`` reads as ``class_id``."""
+        classes = self.class_id.copy()
+        classes[index] = class_id
+        return Detections(self.xyxy, self.confidence, classes, self.alt_class_id, self.alt_confidence)
 
     @property
     def codes(self) -> list[str]:

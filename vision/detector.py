@@ -95,12 +95,13 @@ class TileDetector:
         blob = cv2.dnn.blobFromImage(boxed, 1 / 255.0, swapRB=True)  # BGR→RGB, HWC→NCHW, /255
         with self._gate:
             output = self.session.run(None, {self.input_name: blob})[0][0]
+        alt_classes = alt_scores = None
         if self.info.end2end:
             boxes, scores, classes = output[:, :4], output[:, 4], output[:, 5].astype(np.int64)
             keep = scores >= conf
             boxes, scores, classes = boxes[keep], scores[keep], classes[keep]
         else:
-            boxes, scores, classes = _decode_raw(output, conf, iou)
+            boxes, scores, classes, alt_classes, alt_scores = _decode_raw(output, conf, iou)
         boxes = boxes.astype(np.float32)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - pad_x) / gain
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - pad_y) / gain
@@ -108,25 +109,30 @@ class TileDetector:
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         order = np.argsort(-scores, kind="stable")
-        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order]))
+        has_alt = alt_classes is not None and alt_scores is not None
+        alt = (alt_classes[order], alt_scores[order].astype(np.float32)) if has_alt else (None, None)  # type: ignore[index]
+        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order], *alt))
 
 
-def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(4 + nc, anchors) → boxes, scores and classes after class-agnostic NMS.
+def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, ...]:
+    """(4 + nc, anchors) → boxes, scores, classes, runner-up classes and their scores, after NMS.
 
     Class-agnostic because one tile is one box: two codes on the same tile are a confusion,
-    and the higher-scoring one should win.
+    and the higher-scoring one should win; the other is kept as the runner-up reading.
     """
     predictions = output.T
     class_scores = predictions[:, 4:]
     classes = class_scores.argmax(axis=1)
     scores = class_scores[np.arange(len(classes)), classes]
     keep = scores >= conf
-    predictions, scores, classes = predictions[keep], scores[keep], classes[keep]
+    predictions, scores, classes, class_scores = predictions[keep], scores[keep], classes[keep], class_scores[keep]
     cx, cy, bw, bh = predictions[:, 0], predictions[:, 1], predictions[:, 2], predictions[:, 3]
     boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
     if len(boxes) == 0:
-        return boxes.reshape(0, 4), scores, classes.astype(np.int64)
+        empty = np.zeros(0, np.int64)
+        return boxes.reshape(0, 4), scores, classes.astype(np.int64), empty, np.zeros(0, np.float32)
     xywh = np.stack([boxes[:, 0], boxes[:, 1], bw, bh], axis=1)
     kept = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), conf, iou), dtype=np.int64).reshape(-1)
-    return boxes[kept], scores[kept], classes[kept].astype(np.int64)
+    runner_up = np.argsort(-class_scores[kept], axis=1)[:, 1]
+    alt_scores = class_scores[kept][np.arange(len(kept)), runner_up]
+    return boxes[kept], scores[kept], classes[kept].astype(np.int64), runner_up.astype(np.int64), alt_scores

@@ -283,6 +283,10 @@ def group_tiles(detections: Detections) -> Layout:
                 add("meld", kind, part, [face[0]] * 4)  # face-down tiles stand for the kong's tile
             else:
                 add("meld", kind, part)
+    face_down = [i for i in concealed if codes[i] == BACK]
+    if face_down:
+        warnings.append(f"{len(face_down)} face-down tile(s) in the hand row left out: turn them up or correct them")
+        concealed = [i for i in concealed if codes[i] != BACK]
     if concealed:
         add("concealed", None, concealed)
     background = [i for i in range(n) if i not in used]

@@ -24,12 +24,16 @@ def _merge(parts: list[Detections], iou: float) -> Detections:
     boxes = np.concatenate([p.xyxy for p in parts])
     scores = np.concatenate([p.confidence for p in parts])
     classes = np.concatenate([p.class_id for p in parts])
+    has_alt = all(p.alt_class_id is not None for p in parts)
+    alt_classes = np.concatenate([p.alt_class_id for p in parts if p.alt_class_id is not None]) if has_alt else None
+    alt_scores = np.concatenate([p.alt_confidence for p in parts if p.alt_confidence is not None]) if has_alt else None
     if len(boxes) == 0:
         return Detections.empty()
     xywh = np.stack([boxes[:, 0], boxes[:, 1], boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
     keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), dtype=np.int64).reshape(-1)
     keep = keep[np.argsort(-scores[keep], kind="stable")]
-    return suppress_contained(Detections(boxes[keep], scores[keep], classes[keep]))
+    alt = (alt_classes[keep], alt_scores[keep]) if alt_classes is not None and alt_scores is not None else (None, None)
+    return suppress_contained(Detections(boxes[keep], scores[keep], classes[keep], *alt))
 
 
 def _windows(x0: int, y0: int, x1: int, y1: int, size: int) -> list[tuple[int, int, int, int]]:
@@ -82,6 +86,6 @@ def detect_photo(
         found = detector.detect(crop, conf=conf, iou=iou)
         if len(found):
             shifted = found.xyxy + np.array([wx0, wy0, wx0, wy0], np.float32)
-            parts.append(Detections(shifted, found.confidence, found.class_id))
+            parts.append(Detections(shifted, found.confidence, found.class_id, found.alt_class_id, found.alt_confidence))
     merged = _merge(parts, iou)
     return merged if len(merged) >= len(first) * 0.5 else first
