@@ -11,6 +11,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from taicam_datasets.layout import write_data_yaml
+
 from scoring.tiles import TILE_CODES
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -64,24 +66,12 @@ def _read_results_csv(self) -> dict[str, list]:
 
 
 def _data_yaml(config: TrainConfig, work: Path) -> Path:
-    lines = ["train:"]
-    for folder in config.data:
-        images = folder.resolve() / "images" / "train"
+    train = [folder.resolve() / "images" / "train" for folder in config.data]
+    val = [folder.resolve() / "images" / "val" for folder in config.val]
+    for images in train + val:
         if not images.is_dir():
-            raise FileNotFoundError(f"{folder} has no images/train (expected a YOLO layout)")
-        lines.append(f"  - {images}")
-    lines.append("val:")
-    for folder in config.val:
-        images = folder.resolve() / "images" / "val"
-        if not images.is_dir():
-            raise FileNotFoundError(f"{folder} has no images/val (expected a YOLO layout)")
-        lines.append(f"  - {images}")
-    lines.append(f"nc: {len(TILE_CODES)}")
-    lines.append("names:")
-    lines += [f"  {i}: '{code}'" for i, code in enumerate(TILE_CODES)]
-    path = work / "data.yaml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+            raise FileNotFoundError(f"{images.parent.parent} has no images/{images.name} (expected a YOLO layout)")
+    return write_data_yaml(work, train, val)
 
 
 def train(config: TrainConfig) -> Path:
