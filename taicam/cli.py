@@ -445,6 +445,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="taicam",
         description="Score Taiwan 16-tile mahjong hands from photos, cameras or hand descriptions.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  taicam serve                                   web app on http://127.0.0.1:8000/snap\n"
+            "  taicam score hand.jpg --self-drawn --seat S    score a photo\n"
+            "  taicam waits --tiles '123m 456m 789p 234s 55p 67s'\n"
+            "  echo '{...hand JSON...}' | taicam score-hand -\n"
+            "  taicam label --data labels --import photos/    grow the dataset\n"
+            "\n'taicam COMMAND --help' explains each command."
+        ),
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
