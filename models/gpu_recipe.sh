@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The rehearsed ~10-minute GPU recipe: install, data, train, export, verify.
-# Runs on a bare CUDA machine that has torch but not ultralytics, with these carried paths:
+# Runs on a bare CUDA machine that has torch but not ultralytics, with these carried paths
+# (models/prepare_gpu_carry.sh makes them):
 #   .whl/     ultralytics, ultralytics-thop, ultralytics-platform wheels (see models/README.md)
 #   .fonts/   CJK font subsets for the synthetic faces (TAICAM_FONTS)
 #   .realhk/  the real-hk-v4 photos (train: ≤2 copies per photo to fit the 64 MiB transfer; val: all)

@@ -388,6 +388,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         code.add_data(url)
         code.print_ascii(invert=True)
         print("Open the link or scan the code on a phone on the same network. Nothing works without the token.")
+    else:
+        print(f"For phones on this network ({_lan_address()}): taicam serve --host 0.0.0.0 (prints a QR code and a token)")
     ssl = {}
     if args.https:
         cert, key = _self_signed_certificate(settings.data_dir, shown_host)
