@@ -143,3 +143,41 @@ def test_export_trains_one_epoch(tmp_path, store):
     assert TileDetector(train(config)).info.names == TILE_CODES
     some_label = next((Path(export["out"]) / "labels" / "train").glob("*.txt"))
     assert all(0 <= row[0] < len(TILE_CODES) for row in read_labels(some_label))
+
+
+SAVER = """
+import sys
+from taicam_datasets.labels import LabelStore
+store = LabelStore(sys.argv[1])
+image_id = int(sys.argv[2])
+print("ready", flush=True)
+version = store.image(image_id)["version"]
+step = 0
+while True:
+    step += 1
+    boxes = [{"code": "3m", "box": [1 + step % 50, 1, 60 + step % 50, 80]}]
+    version = store.save(image_id, boxes, version)["version"]
+"""
+
+
+def test_killing_a_save_midway_loses_no_file(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    store = LabelStore(tmp_path / "labels")
+    image_id = store.add_image(jpeg(7), "kill_001.jpg")["id"]
+    process = subprocess.Popen([sys.executable, "-c", SAVER, str(store.root), str(image_id)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    reopened = LabelStore(tmp_path / "labels")
+    meta = reopened.image(image_id)
+    assert meta["version"] > 1 and len(meta["boxes"]) == 1  # the last committed save, whole
+    assert cv2.imread(str(reopened.path_of(image_id))) is not None
+    assert not list((tmp_path / "labels" / "images").glob(".*.tmp"))
+    export = reopened.export(tmp_path / "out")
+    assert export["train"] + export["val"] == 1
