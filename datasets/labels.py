@@ -17,6 +17,8 @@ import sqlite3
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,19 +150,17 @@ class LabelStore:
             self._local.db = db
         return db
 
-    def _write(self):
-        store = self
-
-        class Transaction:
-            def __enter__(self) -> sqlite3.Connection:
-                self.db = store._db()
-                self.db.execute("BEGIN IMMEDIATE")
-                return self.db
-
-            def __exit__(self, kind, value, traceback) -> None:
-                self.db.execute("ROLLBACK" if kind else "COMMIT")
-
-        return Transaction()
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; the write lock is taken up front so writers queue."""
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def path_of(self, image_id: int) -> Path:
         row = self._db().execute("SELECT file FROM images WHERE id = ?", (image_id,)).fetchone()
