@@ -30,14 +30,6 @@ def write_data_yaml(root: Path, train: list[Path] | None = None, val: list[Path]
     return path
 
 
-def split_dirs(root: Path, split: str) -> tuple[Path, Path]:
-    """``(images/<split>, labels/<split>)`` of a YOLO-layout folder, checked to exist."""
-    images, labels = root / "images" / split, root / "labels" / split
-    if not images.is_dir():
-        raise FileNotFoundError(f"{root} has no images/{split} folder (expected a YOLO layout)")
-    return images, labels
-
-
 def list_images(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
 

@@ -623,6 +623,3 @@ def thirteen_orphans(it: Interpretation, p: dict) -> Hit:
 @check("sixteen_unrelated")
 def sixteen_unrelated(it: Interpretation, p: dict) -> Hit:
     return (1, "sixteen unrelated kinds and a pair") if it.form == SIXTEEN_UNRELATED else None
-
-
-WAIT_SHAPES = (SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED)

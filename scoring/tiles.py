@@ -53,14 +53,6 @@ def is_flower(code: str) -> bool:
     return code in _FLOWER_NAMES
 
 
-def is_honour(code: str) -> bool:
-    return code in _HONOUR_NAMES
-
-
-def is_terminal(code: str) -> bool:
-    return code in TILE_INDEX and code[1] in SUITS and code[0] in "19"
-
-
 _GROUP = re.compile(r"([0-9]+)([mpszf])")
 
 
@@ -113,10 +105,6 @@ def format_tiles(codes: Iterable[str]) -> str:
     if digits:
         parts.append(digits + suit)
     return " ".join(parts)
-
-
-def sort_key(code: str) -> int:
-    return TILE_CODES.index(code)
 
 
 _ALL_CODES = frozenset(TILE_CODES)
