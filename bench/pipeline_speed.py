@@ -1,7 +1,8 @@
-"""Photo to score: a 12 MP photo and a 1280×720 frame, and live frames per second from a video.
+"""Photo to score: a 12 MP photo and 1280×720 frames, and live frames per second from a video.
 
-The frames are rendered whole-table scenes, resized to each size. The peer
-`mahjong-detector` runs detection only on the same frames, for the ratio.
+The frames are rendered scenes resized to each size: whole tables (small tiles: the second
+pass runs) and a hand snap. Timings include JPEG decoding. The peer `mahjong-detector` runs
+detection only on the same frames, for the ratio.
 Run: ``python -m bench pipeline``.
 """
 
@@ -32,14 +33,45 @@ def _median_ms(action, repeats: int = REPEATS) -> float:
     return round(float(np.median(times)), 1)
 
 
+FRAMES = {  # name: (framing of the rendered scene, width, height)
+    "12mp_table": ("table", 4000, 3000),
+    "720p_table": ("table", 1280, 720),
+    "720p_hand": ("hand", 1280, 720),
+}
+
+
+def _jpeg(framing: str, w: int, h: int) -> bytes:
+    scene = render_scene(3, framing=framing).image
+    frame = cv2.resize(scene, (w, h), interpolation=cv2.INTER_CUBIC)
+    return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def _live_fps(detector: TileDetector, framing: str, folder: Path) -> float:
+    """Frames per second through ``LiveScorer`` (detect, classify, group, vote, score) from a video."""
+    video = folder / f"{framing}.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 15, (1280, 720))
+    base = cv2.resize(render_scene(3, framing=framing).image, (1280, 720))
+    for i in range(45):
+        writer.write(np.roll(base, i % 3, axis=1))  # a slightly shaking camera
+    writer.release()
+    scorer = LiveScorer(detector, {}, frames_needed=5)
+    start = time.perf_counter()
+    count = sum(1 for frame in frames(CaptureSource(str(video))) if scorer.process(frame) is not None)
+    return round(count / (time.perf_counter() - start), 1)
+
+
 def run() -> dict:
     detector = TileDetector()
-    scene = render_scene(3, framing="table").image
-    sizes = {"12mp": (4000, 3000), "720p": (1280, 720)}
     figures: dict = {}
-    for name, (w, h) in sizes.items():
-        frame = cv2.resize(scene, (w, h), interpolation=cv2.INTER_CUBIC)
-        data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    try:
+        from bench.detector_speed import _peer
+
+        peer = _peer()
+    except ImportError:
+        peer = None
+        figures["peer"] = "mahjong-detector not installed"
+    for name, (framing, w, h) in FRAMES.items():
+        data = _jpeg(framing, w, h)
 
         def photo_to_score(data: bytes = data) -> dict:
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
@@ -48,26 +80,13 @@ def run() -> dict:
 
         photo_to_score()  # warm-up
         figures[f"photo_to_score_ms_{name}"] = _median_ms(photo_to_score)
-        try:
-            from bench.detector_speed import _peer
-
-            peer = _peer()
+        if peer is not None:
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
             peer(image)
-            figures[f"peer_detect_ms_{name}"] = _median_ms(lambda image=image, peer=peer: peer(image))
-        except ImportError:
-            figures["peer"] = "mahjong-detector not installed"
+            figures[f"peer_detect_ms_{name}"] = _median_ms(lambda image=image: peer(image))
     with tempfile.TemporaryDirectory() as tmp:
-        video = Path(tmp) / "table.avi"
-        writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 15, (1280, 720))
-        base = cv2.resize(scene, (1280, 720))
-        for i in range(45):
-            writer.write(np.roll(base, i % 3, axis=1))  # a slightly shaking camera
-        writer.release()
-        scorer = LiveScorer(detector, {}, frames_needed=5)
-        start = time.perf_counter()
-        count = sum(1 for frame in frames(CaptureSource(str(video))) if scorer.process(frame) is not None)
-        figures["live_fps_720p"] = round(count / (time.perf_counter() - start), 1)
+        for framing in ("hand", "table"):
+            figures[f"live_fps_720p_{framing}"] = _live_fps(detector, framing, Path(tmp))
     return figures
 
 

@@ -110,7 +110,11 @@ def train(config: TrainConfig) -> Path:
 
 
 def export(weights: Path, imgsz: int, target: Path) -> Path:
-    """Export ``weights`` to ONNX at ``target`` and check that the runtime accepts it."""
+    """Export ``weights`` to ONNX at ``target`` and check that the runtime accepts it.
+
+    The export is dynamic-shape: 16:9 frames then run at 640×384, and the second pass on a
+    large photo reads its region in one rectangular run.
+    """
     ultralytics = _offline_ultralytics(target.parent / "ultralytics-config")
     model = ultralytics.YOLO(str(weights))
     names = tuple(model.names[i] for i in sorted(model.names))
@@ -119,9 +123,9 @@ def export(weights: Path, imgsz: int, target: Path) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         staged = Path(tmp) / weights.name
         shutil.copy(weights, staged)
-        exported = Path(ultralytics.YOLO(str(staged)).export(format="onnx", imgsz=imgsz, simplify=True, opset=17))
+        exported = Path(ultralytics.YOLO(str(staged)).export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17))
         shutil.move(str(exported), target)
     from vision.detector import TileDetector
 
-    TileDetector(target)  # raises if onnxruntime cannot load it or the classes differ
+    TileDetector(target, classifier_path=None)  # raises if onnxruntime cannot load it or the classes differ
     return target

@@ -68,7 +68,7 @@ LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
 
 
 def _load_detector(settings: Settings) -> TileDetector:
-    return TileDetector(settings.model_path, threads=settings.inference_threads)
+    return TileDetector(settings.model_path, threads=settings.inference_threads, classifier_path=settings.classifier_path)
 
 
 def create_app(settings: Settings | None = None, detector_factory: DetectorFactory = _load_detector) -> FastAPI:

@@ -41,7 +41,7 @@ def recognise(
 ) -> Recognition:
     """Detect and group. ``corrections`` maps detection ids to the codes a person chose."""
     start = time.perf_counter()
-    detections = detect_photo(detector, image, conf=conf, second_pass=second_pass)
+    detections = detect_photo(detector, image, conf=conf, second_pass=second_pass, focus="hand")
     if corrections:
         for index, code in corrections.items():
             if not 0 <= index < len(detections):

@@ -43,11 +43,24 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train_classifier(args: argparse.Namespace) -> int:
+    from models.train_classifier import ClassifierConfig, train_classifier
+
+    data = tuple(Path(d) for d in args.data)
+    config = ClassifierConfig(
+        data=data, val=tuple(Path(v) for v in (args.val or args.data)), out=Path(args.out),
+        epochs=args.epochs, copies=args.copies, seed=args.seed,
+    )  # fmt: skip
+    metrics = train_classifier(config)
+    print(json.dumps({k: v for k, v in metrics.items() if k != "history"}))
+    return 0
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from models.evaluate import evaluate
     from vision.detector import BUNDLED_MODEL, TileDetector
 
-    detector = TileDetector(args.model or BUNDLED_MODEL)
+    detector = TileDetector(args.model or BUNDLED_MODEL, classifier_path=_classifier_path(args))
     report = evaluate(detector, Path(args.data), split=args.split, conf=args.conf)
     result = report.as_dict()
     if args.json:
@@ -158,10 +171,26 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
-def _detector(model: str | None):
+def _classifier_path(args: argparse.Namespace) -> Path | None:
+    from vision.classifier import BUNDLED_CLASSIFIER
+
+    if args.no_classifier:
+        return None
+    return Path(args.classifier) if args.classifier else BUNDLED_CLASSIFIER
+
+
+def _model_settings(args: argparse.Namespace) -> dict:
+    """Settings overrides from --model, --classifier and --no-classifier (environment otherwise)."""
+    chosen: dict = {"model_path": args.model} if args.model else {}
+    if args.no_classifier or args.classifier:
+        chosen["classifier_path"] = _classifier_path(args)
+    return chosen
+
+
+def _detector(args: argparse.Namespace):
     from vision.detector import BUNDLED_MODEL, TileDetector
 
-    return TileDetector(model or BUNDLED_MODEL)
+    return TileDetector(args.model or BUNDLED_MODEL, classifier_path=_classifier_path(args))
 
 
 def _cmd_detect(args: argparse.Namespace) -> int:
@@ -172,7 +201,7 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     from vision.photo import detect_photo
 
     try:
-        detector = _detector(args.model)
+        detector = _detector(args)
     except (FileNotFoundError, ModelError) as error:
         print(f"taicam detect: {error}", file=sys.stderr)
         return 2
@@ -220,7 +249,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from vision.frames import FrameError, read_image
 
     try:
-        detector = _detector(args.model)
+        detector = _detector(args)
         image = read_image(args.photo)
         corrections = {}
         for fix in args.fix or []:
@@ -276,7 +305,7 @@ def _cmd_live(args: argparse.Namespace) -> int:
     from vision.frames import FrameError, frames, open_source
 
     try:
-        detector = _detector(args.model)
+        detector = _detector(args)
         source = open_source(args.camera if args.camera is not None else (args.url or args.video))
     except (FileNotFoundError, FrameError, ValueError) as error:
         print(f"taicam live: {error}", file=sys.stderr)
@@ -372,8 +401,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.app import create_app
     from service.settings import Settings
 
-    overrides = {k: v for k, v in {"camera": args.camera, "model_path": args.model, "data_dir": args.data_dir}.items() if v}
-    settings = Settings(**overrides)
+    overrides = {k: v for k, v in {"camera": args.camera, "data_dir": args.data_dir}.items() if v}
+    settings = Settings(**overrides, **_model_settings(args))
     lan = args.host not in ("127.0.0.1", "localhost")
     if lan and not settings.token:
         settings.token = args.token or secrets.token_urlsafe(12)
@@ -418,7 +447,7 @@ def _cmd_label(args: argparse.Namespace) -> int:
         return 2
     if args.no_serve:
         return 0
-    settings = Settings(label_dir=Path(args.data), **({"model_path": args.model} if args.model else {}))
+    settings = Settings(label_dir=Path(args.data), **_model_settings(args))
     print(f"taicam labeling on http://{args.host}:{args.port}/label  (data: {store.root})")
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
     return 0
@@ -440,7 +469,13 @@ def _add_context_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-tai", type=float, default=0, help="amount per 台")
     parser.add_argument("--discarder", choices="ESWN", help="seat that discarded the winning tile")
     parser.add_argument("--conf", type=float, default=0.25, help="detection confidence threshold")
-    parser.add_argument("--model", help="ONNX model (default: the bundled one)")
+    _add_model_flags(parser)
+
+
+def _add_model_flags(parser: argparse.ArgumentParser, model_help: str = "ONNX detector (default: the bundled one)") -> None:
+    parser.add_argument("--model", help=model_help)
+    parser.add_argument("--classifier", help="ONNX crop classifier that re-reads each tile (default: the bundled one)")
+    parser.add_argument("--no-classifier", action="store_true", help="keep the detector's own tile codes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -480,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--camera", help="server camera for live view: an index, a stream URL or a video file")
     serve.add_argument("--https", action="store_true", help="serve HTTPS with a self-signed certificate (phone camera)")
     serve.add_argument("--token", help="access token for LAN mode (default: generated)")
-    serve.add_argument("--model", help="ONNX model (default: the bundled one)")
+    _add_model_flags(serve)
     serve.add_argument("--data-dir", help="where the ledger lives (default ~/.local/share/taicam)")
     serve.set_defaults(handler=_cmd_serve)
 
@@ -493,14 +528,14 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--no-serve", action="store_true", help="import and exit")
     label.add_argument("--host", default="127.0.0.1")
     label.add_argument("--port", type=int, default=8001)
-    label.add_argument("--model", help="ONNX model for pre-labeling (default: the bundled one)")
+    _add_model_flags(label, "ONNX detector for pre-labeling (default: the bundled one)")
     label.set_defaults(handler=_cmd_label)
 
     detect = commands.add_parser("detect", help="detect tiles in images")
     detect.add_argument("images", nargs="+", help="image files")
     detect.add_argument("--json", action="store_true", help="one JSON object per image per line")
     detect.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
-    detect.add_argument("--model", help="ONNX model (default: the bundled one)")
+    _add_model_flags(detect)
     detect.set_defaults(handler=_cmd_detect)
 
     score = commands.add_parser("score", help="score a photo of a winning hand")
@@ -559,10 +594,21 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--warmup-epochs", type=float, default=3.0, help="learning-rate warm-up (lower to fine-tune)")
     train.set_defaults(handler=_cmd_train)
 
+    classifier = commands.add_parser(
+        "train-classifier", help="train the crop classifier that re-reads each tile (needs the 'train' extra)"
+    )
+    classifier.add_argument("--data", nargs="+", required=True, help="YOLO-layout folders to train on (images/train)")
+    classifier.add_argument("--val", nargs="+", help="YOLO-layout folders to validate on (images/val; default --data)")
+    classifier.add_argument("--out", default="runs/classifier", help="work folder; the ONNX lands here")
+    classifier.add_argument("--epochs", type=int, default=14)
+    classifier.add_argument("--copies", type=int, default=1, help="jittered crops per labeled box (default 1)")
+    classifier.add_argument("--seed", type=int, default=0)
+    classifier.set_defaults(handler=_cmd_train_classifier)
+
     evaluate = commands.add_parser("eval", help="measure a detector on a YOLO-layout folder")
     evaluate.add_argument("--data", required=True, help="YOLO-layout folder")
     evaluate.add_argument("--split", default="val", help="images/<split> to use (default val)")
-    evaluate.add_argument("--model", default=None, help="ONNX model (default: the bundled one)")
+    _add_model_flags(evaluate)
     evaluate.add_argument("--conf", type=float, default=0.25, help="confidence threshold for recall/precision")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object")
     evaluate.set_defaults(handler=_cmd_eval)

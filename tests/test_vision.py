@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from taicam_datasets.scenes import render_scene
 from scoring.tiles import TILE_CODES
 from vision.detections import Detections
 from vision.detector import BUNDLED_MODEL, ModelError, ModelInfo, TileDetector, letterbox
-from vision.frames import CaptureSource, FrameError, PushedFrames, decode_image
+from vision.frames import CaptureSource, FrameError, PushedFrames, decode_image, frames
 from vision.grouping import group_tiles, meld_kind
 from vision.live import StableHandVoter
 
@@ -176,6 +177,32 @@ def test_camera_that_drops_out_mid_stream_raises_after_retries():
     assert FlakyCapture.opened == 3  # opened once, then retried twice
 
 
+def test_frames_read_ahead_but_raise_a_drop_out_in_the_caller():
+    FlakyCapture.opened = 0
+    source = CaptureSource(0, retries=1, retry_pause_s=0.0, capture_factory=FlakyCapture)
+    seen = []
+    with pytest.raises(FrameError, match="camera 0 stopped giving frames"):
+        for frame in frames(source):
+            seen.append(frame)
+    assert len(seen) == 3
+
+
+def test_frames_stop_cleanly_when_the_caller_stops_early():
+    class Endless:
+        closed = False
+
+        def read(self):
+            return np.zeros((4, 4, 3), np.uint8)
+
+        def close(self):
+            Endless.closed = True
+
+    stream = frames(Endless())
+    assert next(stream).shape == (4, 4, 3)
+    stream.close()  # what a ``break`` out of the for loop does
+    assert Endless.closed
+
+
 def test_corrupt_and_empty_images_are_clear_errors():
     with pytest.raises(FrameError, match="empty"):
         decode_image(b"")
@@ -204,19 +231,25 @@ def test_live_voter_reports_each_stable_hand_once():
     assert [voter.update(hand_b, still) for _ in range(4)][-1] == hand_b
 
 
-def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
-    """Rendered snaps of winning hands, read by the bundled model end to end (no ground truth used).
+def _shows_whole_hand(scene) -> bool:
+    """Whether the photo shows every tile of the layout (the camera may cut off a flower)."""
+    layout = scene.layout
+    laid = len(layout["concealed"]) + sum(len(m["tiles"]) for m in layout["melds"]) + len(layout["flowers"]) + 1
+    return sum(role != "background" for role, _ in scene.roles) == laid
 
-    The pipeline must give the hand the generator laid out, and then its 台 list, for at
-    least 11 of 20 photos (measured: 13 of 20 with the shipped model; the misses are flower and
-    character confusions of the detector, listed in models/README.md).
+
+def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
+    """Rendered snaps of winning hands, read by the bundled models end to end (no ground truth used).
+
+    Of the first 20 seeds whose photo shows the whole hand, the pipeline must give the hand the
+    generator laid out, and then its 台 list, for at least 17 (measured in models/README.md).
     """
     from scoring.api import score_hand_json
     from service.pipeline import recognise, repair, score_layout
 
     right = 0
-    for seed in range(20):
-        scene = render_scene(seed, "hand")
+    scenes = (render_scene(seed, "hand") for seed in range(100))
+    for scene in itertools.islice(filter(_shows_whole_hand, scenes), 20):
         recognition = repair(recognise(detector, scene.image), {"seat_wind": "E"}, "taiwan")
         result = score_layout(recognition.layout, {"seat_wind": "E"}, "taiwan")
         if _same_hand(result["hand"], scene.layout):
@@ -224,7 +257,7 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
             expected, ok = score_hand_json(truth)
             assert ok and result["score"]["patterns"] == expected["patterns"]
             right += 1
-    assert right >= 11
+    assert right >= 17
 
 
 def test_repair_uses_the_second_reading_and_says_so():

@@ -10,18 +10,15 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from scoring.tiles import TILE_CODES
 
+from .classifier import BUNDLED_CLASSIFIER, TileClassifier
 from .detections import Detections, suppress_contained
+from .onnx_session import ModelError, open_session
 
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
 PAD_VALUE = 114
-
-
-class ModelError(ValueError):
-    """The ONNX file is not a taicam tile detector."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +51,20 @@ class ModelInfo:
         return cls(names, (int(imgsz[0]), int(imgsz[1])), int(metadata.get("stride", "32")), end2end)
 
 
-def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """Resize keeping aspect, pad with 114 to ``size`` (h, w); returns image, gain and padding."""
+def letterbox(
+    image: np.ndarray, size: tuple[int, int], stride: int | None = None
+) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping aspect, pad with 114 to ``size`` (h, w); returns image, gain and padding.
+
+    With ``stride`` (models exported with a dynamic shape) the padding stops at the next
+    multiple of the stride, as ultralytics' own rectangular inference does: a 16:9 frame
+    then costs 640×384 instead of 640×640.
+    """
     h, w = image.shape[:2]
     gain = min(size[0] / h, size[1] / w)
     new_w, new_h = round(w * gain), round(h * gain)
+    if stride:
+        size = (-(-new_h // stride) * stride, -(-new_w // stride) * stride)
     pad_x, pad_y = (size[1] - new_w) / 2, (size[0] - new_h) / 2
     if (new_w, new_h) != (w, h):
         image = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR)
@@ -69,29 +75,41 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, flo
 
 
 class TileDetector:
-    """One ONNX session; ``detect(bgr_image)`` returns boxes in the image's own pixels."""
+    """One ONNX session; ``detect(bgr_image)`` returns boxes in the image's own pixels.
 
-    def __init__(self, model_path: Path | str = BUNDLED_MODEL, threads: int | None = None, max_concurrent: int | None = None):
+    With a crop classifier (the bundled one unless ``classifier_path`` is None), ``reread``
+    gives each box the code read from its full-resolution crop.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | str = BUNDLED_MODEL,
+        threads: int | None = None,
+        max_concurrent: int | None = None,
+        classifier_path: Path | str | None = BUNDLED_CLASSIFIER,
+    ):
         path = Path(model_path)
-        if not path.is_file():
-            raise FileNotFoundError(f"model file not found: {path}")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        try:
-            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as error:  # onnxruntime raises its own exception types for corrupt files
-            raise ModelError(f"{path}: not a loadable ONNX model ({error})") from error
+        self.session = open_session(path, threads)
         self.info = ModelInfo.from_metadata(self.session.get_modelmeta().custom_metadata_map, str(path))
-        self.input_name = self.session.get_inputs()[0].name
+        model_input = self.session.get_inputs()[0]
+        self.input_name = model_input.name
+        # A dynamic export (height and width named, not fixed) takes any stride-multiple shape.
+        self.stride = None if all(isinstance(d, int) for d in model_input.shape[2:]) else self.info.stride
         self.path = path
         # More simultaneous runs than cores only add memory (one arena each) and contention.
         self._gate = threading.Semaphore(max_concurrent or os.cpu_count() or 1)
+        self.classifier = TileClassifier(classifier_path, self._gate) if classifier_path is not None else None
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6) -> Detections:
+    def reread(self, image: np.ndarray, detections: Detections) -> Detections:
+        """Codes from the crop classifier when there is one; the detector's own otherwise."""
+        return self.classifier.refine(image, detections) if self.classifier is not None else detections
+
+    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+        """Tiles in ``image``. ``side`` sets the model input's long side (dynamic exports only)."""
         if image.ndim != 3 or image.shape[2] != 3:
             raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
-        boxed, gain, (pad_x, pad_y) = letterbox(image, self.info.imgsz)
+        size = (side, side) if side and self.stride else self.info.imgsz
+        boxed, gain, (pad_x, pad_y) = letterbox(image, size, self.stride)
         blob = cv2.dnn.blobFromImage(boxed, 1 / 255.0, swapRB=True)  # BGR→RGB, HWC→NCHW, /255
         with self._gate:
             output = self.session.run(None, {self.input_name: blob})[0][0]

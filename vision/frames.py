@@ -151,6 +151,7 @@ def open_source(spec: str) -> FrameSource:
 
 
 def frames(source: FrameSource) -> Iterator[np.ndarray]:
+    """Every frame of ``source`` in order; the source is closed however the caller stops."""
     try:
         while (frame := source.read()) is not None:
             yield frame

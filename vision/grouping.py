@@ -21,6 +21,7 @@ from .detections import Detections
 SEGMENT_GAP = 0.32  # a gap wider than this (in tile widths) separates groups in a row
 ROW_GAP_LIMIT = 3.2  # segments further apart than this along the row are not one row
 NEAR_ROWS = 3.5  # meld rows lie within this many tile heights of the concealed row
+MELD_ROW_REACH = 2.0  # rows of melds this close across count towards the row they flank
 FLOWER_REACH = 14.0  # flowers count within this many tile widths beyond the hand row's ends
 SIZE_RATIO = 0.62  # tiles smaller than this share of the hand's tiles are background
 LOW_CONFIDENCE = 0.5
@@ -142,20 +143,29 @@ def split_melds(ids: list[int], codes: list[str], gaps: list[float]) -> list[lis
     return best[n][1] if n in best else None
 
 
-def _hand_row_score(row: list[int], codes: list[str], xy: np.ndarray, sizes: np.ndarray) -> float:
-    """Rank rows: the winner's own face-up tiles are many and nearest the camera (largest).
+def _pick_hand_row(rows: list[list[int]], codes: list[str], xy: np.ndarray, sizes: np.ndarray, tall: float) -> list[int]:
+    """The concealed row: the winner's own face-up tiles are many and nearest the camera (largest).
 
     Walls (face down) and flowers do not count; a row that splits wholly into melds is
-    more likely the melds than the concealed hand, so it counts less.
+    more likely the melds than the concealed hand, so it counts less. Rows of melds lying
+    just beside a row count for it: a short concealed row with four melds beside it is
+    the winner's, not a longer row of discards further off.
     """
-    faces = [i for i in sorted(row, key=lambda i: xy[i, 0]) if not is_flower(codes[i]) and codes[i] != BACK]
-    run = [codes[i] for i in faces]
-    meld_like = len(run) >= 3 and split_melds(faces, run, [0.0] * len(run)) is not None
-    weight = 1.0
-    if meld_like:
-        # Concealed tiles number 1 mod 3 (2 with the winning tile beside them); melds 0 mod 3.
-        weight = 0.3 if len(run) % 3 == 0 else 0.6
-    return float((sizes[faces] ** 2).sum()) * weight
+    own, meld_mass, centre = [], [], []
+    for row in rows:
+        faces = [i for i in sorted(row, key=lambda i: xy[i, 0]) if not is_flower(codes[i]) and codes[i] != BACK]
+        run = [codes[i] for i in faces]
+        meld_like = len(run) >= 3 and split_melds(faces, run, [0.0] * len(run)) is not None
+        mass = float((sizes[faces] ** 2).sum())
+        own.append(mass * (0.3 if meld_like else 1.0))
+        meld_mass.append(mass if meld_like and len(faces) % 3 == 0 else 0.0)
+        centre.append(float(np.median(xy[row, 1])))
+    centres = np.array(centre)
+    scores = [
+        own[k] + 0.5 * sum(meld_mass[j] for j in np.flatnonzero(np.abs(centres - centre[k]) <= MELD_ROW_REACH * tall) if j != k)
+        for k in range(len(rows))
+    ]
+    return rows[int(np.argmax(scores))]
 
 
 def group_tiles(detections: Detections) -> Layout:
@@ -184,20 +194,18 @@ def group_tiles(detections: Detections) -> Layout:
             i = parent[i]
         return i
 
-    for i in range(n):
-        for j in range(i + 1, n):
-            if big[i] != big[j]:
-                continue
-            height = max(across[i], across[j])
-            width = min(along[i], along[j])
-            gap = abs(xy[i, 0] - xy[j, 0]) - (along[i] + along[j]) / 2
-            if abs(xy[i, 1] - xy[j, 1]) < 0.45 * height and gap < ROW_GAP_LIMIT * width:
-                parent[find(i)] = find(j)
+    height = np.maximum(across[:, None], across[None, :])
+    width = np.minimum(along[:, None], along[None, :])
+    gap = np.abs(xy[:, None, 0] - xy[None, :, 0]) - (along[:, None] + along[None, :]) / 2
+    same_row = (np.abs(xy[:, None, 1] - xy[None, :, 1]) < 0.45 * height) & (gap < ROW_GAP_LIMIT * width)
+    for i, j in zip(*np.nonzero(np.triu(same_row & (big[:, None] == big[None, :]), 1)), strict=True):
+        parent[find(int(i))] = find(int(j))
     rows: dict[int, list[int]] = {}
     for i in range(n):
         rows.setdefault(find(i), []).append(i)
     candidates = [r for r in rows.values() if big[r[0]]] or list(rows.values())
-    main = max(candidates, key=lambda r: _hand_row_score(r, codes, xy, sizes))
+    tile_tall = float(np.median(np.maximum(along, across)))
+    main = _pick_hand_row(candidates, codes, xy, sizes, tile_tall)
     main_x = np.sort(xy[main, 0])
     spacing = np.diff(main_x)
     # The pitch of touching tiles: the lower half of spacings, so gaps do not inflate it.
@@ -214,7 +222,9 @@ def group_tiles(detections: Detections) -> Layout:
         used.update(ids)
 
     # Flowers near the hand are set apart by role, wherever they lie.
-    x_low, x_high = xy[main, 0].min(), xy[main, 0].max()
+    # The hand spans its row and the big tiles beside it: a short concealed row has its melds there.
+    beside = [i for i in range(n) if big[i] and abs(xy[i, 1] - row_y) <= NEAR_ROWS * tall and codes[i] != BACK]
+    x_low, x_high = xy[[*main, *beside], 0].min(), xy[[*main, *beside], 0].max()
     for i in range(n):
         if is_flower(codes[i]) and sizes[i] >= SIZE_RATIO * np.median(sizes[main]):
             dx = max(x_low - xy[i, 0], 0.0, xy[i, 0] - x_high)

@@ -1,0 +1,79 @@
+"""Export the shipped detector again with other export options, from the weights inside its ONNX.
+
+The shipped ONNX came from a GPU run whose ``.pt`` was not kept. Ultralytics names the ONNX
+initializers after the fused network's parameters, so the network can be rebuilt from the
+same ``.yaml``, loaded with those weights, checked against the original output and exported
+again, for instance with a dynamic input shape:
+
+    python -m models.reexport models/taicam-tiles.onnx --dynamic --out models/taicam-tiles.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from scoring.tiles import TILE_CODES
+
+from .train import _offline_ultralytics
+
+
+def rebuild(onnx_path: Path, arch: str = "yolo11n.yaml"):
+    """A fused ultralytics DetectionModel carrying the ONNX file's weights."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    _offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
+    from ultralytics.nn.tasks import DetectionModel
+
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(str(onnx_path)).graph.initializer}
+    model = DetectionModel(arch, nc=len(TILE_CODES), verbose=False).fuse(verbose=False)
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    if missing or unexpected:
+        raise ValueError(f"{onnx_path}: weights do not fit {arch} (missing {missing[:3]}, unexpected {unexpected[:3]})")
+    model.names = dict(enumerate(TILE_CODES))
+    return model.eval()
+
+
+def reexport(onnx_path: Path, out: Path, imgsz: int = 640, dynamic: bool = True, arch: str = "yolo11n.yaml") -> Path:
+    """Rebuild, export with the given options, and check it gives the original's output at ``imgsz``."""
+    import onnxruntime as ort
+    import torch
+
+    ultralytics = _offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
+    model = rebuild(onnx_path, arch)
+    with tempfile.TemporaryDirectory() as tmp:
+        checkpoint = Path(tmp) / "taicam-tiles.pt"
+        torch.save({"model": model, "train_args": {"imgsz": imgsz, "task": "detect"}}, checkpoint)
+        exported = Path(
+            ultralytics.YOLO(str(checkpoint)).export(format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, opset=17)
+        )
+        probe = np.random.default_rng(0).random((1, 3, imgsz, imgsz), dtype=np.float32)
+        before = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"images": probe})[0]
+        after = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"]).run(None, {"images": probe})[0]
+        if before.shape != after.shape or not np.allclose(before, after, atol=1e-2):
+            raise ValueError(f"re-exported model differs from {onnx_path}: max |Δ| {np.abs(before - after).max():.4f}")
+        shutil.move(str(exported), out)
+    from vision.detector import TileDetector
+
+    TileDetector(out, classifier_path=None)  # raises if onnxruntime cannot load it or the classes differ
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("onnx", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--dynamic", action="store_true", help="any input height and width (multiples of 32)")
+    args = parser.parse_args()
+    print(reexport(args.onnx, args.out, args.imgsz, args.dynamic))
+
+
+if __name__ == "__main__":
+    main()

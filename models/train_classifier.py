@@ -1,0 +1,212 @@
+"""``taicam train-classifier``: the crop classifier, trained with torch on CPU, exported to ONNX.
+
+Crops come from YOLO-layout folders (synthetic scenes and real photos): each labeled box is cut
+from the full-resolution image with the margin the runtime uses, jittered as detector boxes are.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from taicam_datasets.layout import list_images, read_labels
+
+from scoring.tiles import TILE_CODES
+from vision.classifier import CROP_MARGIN, crop_tiles
+
+SIDE = 48
+BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
+FLOWER_EXTRA_COPIES = 2
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    data: tuple[Path, ...]  # YOLO-layout folders; their images/train give training crops
+    val: tuple[Path, ...]  # folders whose images/val give the held-out crops
+    out: Path
+    epochs: int = 14
+    batch: int = 256
+    copies: int = 1  # jittered crops per training box
+    seed: int = 0
+    threads: int = 2
+
+
+def collect_crops(folder: Path, split: str, copies: int, rng: random.Random, side: int = SIDE) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and class ids for every labeled box in ``folder/images/split``."""
+    images_dir = folder / "images" / split
+    if not images_dir.is_dir():
+        return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
+    crops, classes = [], []
+    for path in list_images(images_dir):
+        labels = read_labels(folder / "labels" / split / f"{path.stem}.txt")
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None or not labels:
+            continue
+        h, w = image.shape[:2]
+        rows = np.array(labels, np.float64)
+        boxes = np.stack(
+            [
+                (rows[:, 1] - rows[:, 3] / 2) * w,
+                (rows[:, 2] - rows[:, 4] / 2) * h,
+                (rows[:, 1] + rows[:, 3] / 2) * w,
+                (rows[:, 2] + rows[:, 4] / 2) * h,
+            ],
+            axis=1,
+        )
+        flowers = np.array([TILE_CODES[int(c)].endswith("f") for c in rows[:, 0]])
+        for copy in range(copies + (FLOWER_EXTRA_COPIES if split == "train" else 0)):
+            if copy >= copies:  # flowers are two a hand at most, and their faces differ only in small glyphs
+                boxes, rows = boxes[flowers], rows[flowers]
+                flowers = flowers[flowers]
+            if len(boxes) == 0:
+                break
+            shaken = boxes.copy()
+            if split == "train":  # held-out crops use the labeled boxes as they are
+                size = np.concatenate([boxes[:, 2:] - boxes[:, :2]] * 2, axis=1)
+                noise = np.array([[rng.uniform(-BOX_JITTER, BOX_JITTER) for _ in range(4)] for _ in boxes])
+                shaken += noise * size
+            crops.append(crop_tiles(image, shaken, side))
+            classes.append(rows[:, 0].astype(np.int64))
+    if not crops:
+        return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
+    return np.concatenate(crops), np.concatenate(classes)
+
+
+def build_network(classes: int = len(TILE_CODES)):
+    """A plain five-conv network: cheap enough for 60 crops a frame on two cores."""
+    from torch import nn
+
+    def block(cin: int, cout: int, stride: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 32, 2),  # 24×24
+        *block(32, 64, 2),  # 12×12
+        *block(64, 64, 1),
+        *block(64, 128, 2),  # 6×6
+        *block(128, 128, 1),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(128, classes),
+    )
+
+
+def _augment(batch, generator):
+    """Light photometric changes and quarter turns: tiles lie at every angle on a table."""
+    import torch
+
+    n = batch.shape[0]
+    gain = 1 + (torch.rand(n, 1, 1, 1, generator=generator) - 0.5) * 0.5
+    shift = (torch.rand(n, 1, 1, 1, generator=generator) - 0.5) * 0.2
+    tint = 1 + (torch.rand(n, 3, 1, 1, generator=generator) - 0.5) * 0.15
+    batch = (batch * gain * tint + shift).clamp(0, 1)
+    turns = torch.randint(0, 4, (n,), generator=generator)
+    for k in (1, 2, 3):
+        chosen = turns == k
+        if chosen.any():
+            batch[chosen] = torch.rot90(batch[chosen], k, dims=(2, 3))
+    return batch
+
+
+def _accuracy(network, crops: np.ndarray, classes: np.ndarray) -> float:
+    import torch
+
+    from vision.classifier import to_blob
+
+    if len(crops) == 0:
+        return float("nan")
+    network.eval()
+    right = 0
+    with torch.no_grad():
+        for start in range(0, len(crops), 1024):
+            logits = network(torch.from_numpy(to_blob(crops[start : start + 1024])))
+            right += int((logits.argmax(1).numpy() == classes[start : start + 1024]).sum())
+    return right / len(crops)
+
+
+def train_classifier(config: ClassifierConfig, log=print) -> dict:
+    """Train, keep the best epoch on held-out crops, export ONNX with metadata; returns the metrics."""
+    import torch
+
+    from vision.classifier import to_blob
+
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.threads)
+    rng = random.Random(config.seed)
+    parts = [collect_crops(folder, "train", config.copies, rng) for folder in config.data]
+    crops = np.concatenate([p[0] for p in parts])
+    classes = np.concatenate([p[1] for p in parts])
+    held_out = {folder.name: collect_crops(folder, "val", 1, rng) for folder in config.val}
+    log(f"{len(crops)} training crops; held out: " + ", ".join(f"{k} {len(v[1])}" for k, v in held_out.items()))
+    if len(crops) == 0:
+        raise ValueError("no labeled boxes under images/train in the given folders")
+
+    network = build_network()
+    steps_per_epoch = int(np.ceil(len(crops) / config.batch))
+    optimiser = torch.optim.AdamW(network.parameters(), lr=3e-3, weight_decay=5e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=config.epochs * steps_per_epoch)
+    # Rare classes (flowers, backs) weigh more, so that 梅 is not simply guessed as the common 菊.
+    counts = np.bincount(classes, minlength=len(TILE_CODES)).astype(np.float64)
+    weights = torch.tensor(
+        np.where(counts > 0, (counts.sum() / np.maximum(counts, 1) / len(TILE_CODES)) ** 0.5, 0), dtype=torch.float32
+    )
+    generator = torch.Generator().manual_seed(config.seed)
+    config.out.mkdir(parents=True, exist_ok=True)
+    best_path = config.out / "best.pt"
+    history, best = [], -1.0
+    for epoch in range(config.epochs):
+        network.train()
+        start = time.perf_counter()
+        order = torch.randperm(len(crops), generator=generator).numpy()
+        total = 0.0
+        for step in range(steps_per_epoch):
+            chosen = order[step * config.batch : (step + 1) * config.batch]
+            batch = _augment(torch.from_numpy(to_blob(crops[chosen])), generator)
+            loss = torch.nn.functional.cross_entropy(
+                network(batch), torch.from_numpy(classes[chosen]), weight=weights, label_smoothing=0.05
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach())
+        scores = {name: _accuracy(network, *data) for name, data in held_out.items()}
+        mean = float(np.nanmean(list(scores.values()))) if scores else 0.0
+        history.append(
+            {"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4), **{k: round(v, 4) for k, v in scores.items()}}
+        )
+        log(f"epoch {epoch + 1}/{config.epochs} {time.perf_counter() - start:.0f}s " + json.dumps(history[-1]))
+        if mean > best:
+            best = mean
+            torch.save(network.state_dict(), best_path)
+    network.load_state_dict(torch.load(best_path))
+    onnx_path = export_onnx(network, config.out / "taicam-tile-classifier.onnx")
+    metrics = {"history": history, "best_mean_val_accuracy": round(best, 4), "training_crops": len(crops)}
+    (config.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    log(f"exported {onnx_path}")
+    return metrics
+
+
+def export_onnx(network, path: Path) -> Path:
+    """ONNX with a dynamic batch, and the class list and crop side in its metadata."""
+    import onnx
+    import torch
+
+    network.eval()
+    dummy = torch.zeros(1, 3, SIDE, SIDE)
+    torch.onnx.export(
+        network, dummy, str(path), input_names=["crops"], output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )  # fmt: skip
+    model = onnx.load(str(path))
+    for key, value in {"names": repr(list(TILE_CODES)), "side": str(SIDE), "margin": str(CROP_MARGIN)}.items():
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+    return path
