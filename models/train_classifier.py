@@ -29,7 +29,7 @@ class ClassifierConfig:
     data: tuple[Path, ...]  # YOLO-layout folders; their images/train give training crops
     val: tuple[Path, ...]  # folders whose images/val give the held-out crops
     out: Path
-    epochs: int = 14
+    epochs: int = 24
     batch: int = 256
     copies: int = 1  # jittered crops per training box
     seed: int = 0

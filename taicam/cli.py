@@ -600,7 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
     classifier.add_argument("--data", nargs="+", required=True, help="YOLO-layout folders to train on (images/train)")
     classifier.add_argument("--val", nargs="+", help="YOLO-layout folders to validate on (images/val; default --data)")
     classifier.add_argument("--out", default="runs/classifier", help="work folder; the ONNX lands here")
-    classifier.add_argument("--epochs", type=int, default=14)
+    classifier.add_argument("--epochs", type=int, default=24)
     classifier.add_argument("--copies", type=int, default=1, help="jittered crops per labeled box (default 1)")
     classifier.add_argument("--seed", type=int, default=0)
     classifier.set_defaults(handler=_cmd_train_classifier)
