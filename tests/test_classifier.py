@@ -203,3 +203,17 @@ def test_an_empty_classifier_setting_turns_it_off(monkeypatch):
     monkeypatch.setenv("TAICAM_CLASSIFIER_PATH", "")
     assert Settings().classifier_path is None
     assert TileDetector(BUNDLED_MODEL, classifier_path=Settings().classifier_path).classifier is None
+
+
+def test_fixed_shape_models_take_the_second_pass_in_windows(detector):
+    from vision.photo import detect_photo
+
+    scene = render_scene(2, "table")
+    image = cv2.resize(scene.image, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    detector.stride = None  # as a model exported without a dynamic shape
+    try:
+        windows = detect_photo(detector, image, focus="all")
+    finally:
+        detector.stride = 32
+    single = detect_photo(detector, image, second_pass=False)
+    assert _recall(scene, image, windows, own_only=False) > _recall(scene, image, single, own_only=False) + 0.15
