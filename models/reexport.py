@@ -19,7 +19,7 @@ import numpy as np
 
 from scoring.tiles import TILE_CODES
 
-from .train import _offline_ultralytics
+from .train import offline_ultralytics
 
 
 def rebuild(onnx_path: Path, arch: str = "yolo11n.yaml"):
@@ -28,7 +28,7 @@ def rebuild(onnx_path: Path, arch: str = "yolo11n.yaml"):
     import torch
     from onnx import numpy_helper
 
-    _offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
+    offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
     from ultralytics.nn.tasks import DetectionModel
 
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(str(onnx_path)).graph.initializer}
@@ -45,7 +45,7 @@ def reexport(onnx_path: Path, out: Path, imgsz: int = 640, dynamic: bool = True,
     import onnxruntime as ort
     import torch
 
-    ultralytics = _offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
+    ultralytics = offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
     model = rebuild(onnx_path, arch)
     with tempfile.TemporaryDirectory() as tmp:
         checkpoint = Path(tmp) / "taicam-tiles.pt"

@@ -36,7 +36,7 @@ class TrainConfig:
     warmup_epochs: float = 3.0  # lower it when fine-tuning from trained weights
 
 
-def _offline_ultralytics(config_dir: Path):
+def offline_ultralytics(config_dir: Path):
     """Import ultralytics with every network path closed; must run before the first import."""
     os.environ["YOLO_OFFLINE"] = "true"  # the string 'true': '1' is ignored
     os.environ["YOLO_AUTOINSTALL"] = "false"
@@ -79,7 +79,7 @@ def train(config: TrainConfig) -> Path:
     config.out.mkdir(parents=True, exist_ok=True)
     work = config.out.resolve()
     data_yaml = _data_yaml(config, work)
-    ultralytics = _offline_ultralytics(work / "ultralytics-config")
+    ultralytics = offline_ultralytics(work / "ultralytics-config")
     model = ultralytics.YOLO(config.arch)
     extra = {"time": config.hours} if config.hours else {}
     model.train(
@@ -115,7 +115,7 @@ def export(weights: Path, imgsz: int, target: Path) -> Path:
     The export is dynamic-shape: 16:9 frames then run at 640×384, and the second pass on a
     large photo reads its region in one rectangular run.
     """
-    ultralytics = _offline_ultralytics(target.parent / "ultralytics-config")
+    ultralytics = offline_ultralytics(target.parent / "ultralytics-config")
     model = ultralytics.YOLO(str(weights))
     names = tuple(model.names[i] for i in sorted(model.names))
     if names != TILE_CODES:

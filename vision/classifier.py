@@ -52,7 +52,7 @@ def to_blob(crops: np.ndarray) -> np.ndarray:
 
 
 class TileClassifier:
-    """ONNX crop classifier; ``refine(image, detections)`` re-reads every box's tile code."""
+    """ONNX crop classifier; ``refine(image, detections)`` re-reads the boxes the detector was unsure of."""
 
     def __init__(self, model_path: Path | str = BUNDLED_CLASSIFIER, gate: threading.Semaphore | None = None):
         path = Path(model_path)
@@ -61,6 +61,7 @@ class TileClassifier:
         try:
             names = tuple(ast.literal_eval(metadata["names"]))
             self.side = int(metadata["side"])
+            self.margin = float(metadata.get("margin", CROP_MARGIN))  # crop as the training did
         except (KeyError, ValueError, SyntaxError) as error:
             raise ModelError(f"{path}: no readable 'names' and 'side' in the ONNX metadata ({error})") from error
         if names != TILE_CODES:
@@ -74,7 +75,7 @@ class TileClassifier:
         """(n, classes) softmax probabilities for the boxes."""
         if len(xyxy) == 0:
             return np.zeros((0, len(TILE_CODES)), np.float32)
-        blob = to_blob(crop_tiles(image, xyxy, self.side))
+        blob = to_blob(crop_tiles(image, xyxy, self.side, self.margin))
         with self._gate:
             logits = self.session.run(None, {self.input_name: blob})[0]
         logits = logits - logits.max(axis=1, keepdims=True)
