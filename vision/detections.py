@@ -46,6 +46,10 @@ class Detections:
         alt_conf = None if self.alt_confidence is None else self.alt_confidence[index]
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], alt_class, alt_conf)
 
+    def at(self, xyxy: np.ndarray) -> Detections:
+        """The same readings with the boxes moved to ``xyxy`` (another frame's pixels)."""
+        return Detections(xyxy, self.confidence, self.class_id, self.alt_class_id, self.alt_confidence)
+
     def with_class(self, index: int, class_id: int) -> Detections:
         """A copy where detection ``index`` reads as ``class_id``."""
         classes = self.class_id.copy()

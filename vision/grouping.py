@@ -232,7 +232,10 @@ def group_tiles(detections: Detections) -> Layout:
                 add("flower", None, [i])
 
     # The hand row: the longest segment is the concealed hand, a lone tile is the winning tile.
-    main_order = sorted((i for i in main if i not in used), key=lambda i: xy[i, 0])
+    # A player's concealed tiles face up: an unsure face-down reading in the row is more likely
+    # the shadow in a gap, and counting it would close the gap that sets the winning tile apart.
+    shadow = {i for i in main if codes[i] == BACK and detections.confidence[i] < LOW_CONFIDENCE}
+    main_order = sorted((i for i in main if i not in used and i not in shadow), key=lambda i: xy[i, 0])
     segments = _segments(main_order, xy[:, 0], unit) if main_order else []
     meld_runs: list[list[int]] = []
     concealed: list[int] = []

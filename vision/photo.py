@@ -1,56 +1,79 @@
-"""Large photos: a first pass finds the tiles, a second pass reads them at full resolution.
+"""Large and tilted photos: a first pass finds the tiles, a second pass reads them level, at the right scale.
 
 A 12 MP phone shot letterboxed to 640 px leaves 40 px tiles about 6 px wide, too small to
 find or read. When the first pass sees small tiles, the region holding them (the player's own
 tiles when scoring, every tile when detecting) is cut from the original pixels and read again
-at a scale where each tile reaches ``TARGET_TILE_PX``: in one rectangular run for dynamic-shape
-models, in overlapping windows otherwise. The pixels read are capped, so is the cost.
+at a scale where each tile reaches ``TARGET_TILE_PX``. The pixels read are capped, so is the cost.
+
+A hand photographed from the side of the table, or with the phone turned, lies at an angle;
+the axis-aligned boxes of neighbouring tilted tiles then overlap, and a box covered by its two
+neighbours looks like a duplicate reading and is dropped. So when scoring, the second pass
+also turns the player's region until the hand row runs level, with the table's centre above
+it, which is how the tiles stand in the photos the detector reads best.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from .detections import Detections, suppress_contained
-from .detector import TileDetector
+from .detector import PAD_VALUE, TileDetector
 from .grouping import group_tiles
 
-TARGET_TILE_PX = 44  # tile width at model scale that the detector reads reliably
+TARGET_TILE_PX = 40  # tile width at model scale that the detector reads reliably
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
+READ_TILE_PX = 96  # the classifier reads 48 px crops: finer pixels than twice that add nothing
+TILTED_DEGREES = 10.0  # a hand row tilted more than this is read again, level
 # Pixels the second pass may read, in first passes at 640 × 640: the player's own tiles lie close
 # together; every tile of a whole table spreads over the photo and needs more.
 SECOND_PASS_BUDGET = {"hand": 2, "all": 4}
+NEIGHBOUR_REACH = 1.5  # tiles this close (in tile sizes) to the player's are looked at again too
+NEIGHBOUR_SIZE = 0.8  # ... if they are about as big: smaller ones are further off, other players'
 
 
-def _merge(parts: list[Detections], iou: float) -> Detections:
-    if not parts:
-        return Detections.empty()
-    boxes = np.concatenate([p.xyxy for p in parts])
-    scores = np.concatenate([p.confidence for p in parts])
-    classes = np.concatenate([p.class_id for p in parts])
-    has_alt = all(p.alt_class_id is not None for p in parts)
-    alt_classes = np.concatenate([p.alt_class_id for p in parts if p.alt_class_id is not None]) if has_alt else None
-    alt_scores = np.concatenate([p.alt_confidence for p in parts if p.alt_confidence is not None]) if has_alt else None
-    if len(boxes) == 0:
-        return Detections.empty()
-    xywh = np.stack([boxes[:, 0], boxes[:, 1], boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
-    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou), dtype=np.int64).reshape(-1)
-    keep = keep[np.argsort(-scores[keep], kind="stable")]
-    alt = (alt_classes[keep], alt_scores[keep]) if alt_classes is not None and alt_scores is not None else (None, None)
-    return suppress_contained(Detections(boxes[keep], scores[keep], classes[keep], *alt))
+@dataclass(frozen=True)
+class View:
+    """A region of the photo, turned and scaled: ``matrix`` maps photo pixels to view pixels."""
 
+    matrix: np.ndarray  # 2 × 3 affine
+    size: tuple[int, int]  # (width, height) of the view
+    scale: float
 
-def _windows(x0: int, y0: int, x1: int, y1: int, size: int) -> list[tuple[int, int, int, int]]:
-    """Overlapping square windows of ``size`` covering the region."""
+    def render(self, image: np.ndarray) -> np.ndarray:
+        matrix, source = self.matrix, image
+        if self.scale < 0.75:  # shrink by area first: sampling alone would alias the tiles' fine strokes
+            x0, y0, x1, y1 = self._photo_bounds(image.shape)
+            source = cv2.resize(image[y0:y1, x0:x1], None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
+            to_photo = np.array([[1 / self.scale, 0, x0], [0, 1 / self.scale, y0], [0, 0, 1]])
+            matrix = self.matrix @ to_photo
+        border = (PAD_VALUE,) * 3
+        return cv2.warpAffine(source, matrix, self.size, flags=cv2.INTER_LINEAR, borderValue=border)
 
-    def starts(low: int, high: int) -> list[int]:
-        if high - low <= size:
-            return [low]
-        count = int(np.ceil((high - low - size) / (size * 0.75))) + 1
-        return [round(v) for v in np.linspace(low, high - size, count)]
+    def to_photo(self, xyxy: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """Boxes in view pixels → the axis-aligned boxes around them in photo pixels."""
+        inverse = cv2.invertAffineTransform(self.matrix)
+        corners = xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2).astype(np.float64)
+        mapped = corners @ inverse[:, :2].T + inverse[:, 2]
+        boxes = np.concatenate([mapped.min(axis=1), mapped.max(axis=1)], axis=1)
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, shape[1])
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, shape[0])
+        return boxes.astype(np.float32)
 
-    return [(x, y, x + size, y + size) for y in starts(y0, y1) for x in starts(x0, x1)]
+    def contains(self, xyxy: np.ndarray) -> np.ndarray:
+        """Which photo boxes have their centre inside the view."""
+        centres = np.stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2], axis=1)
+        inside = centres @ self.matrix[:, :2].T + self.matrix[:, 2]
+        return (inside[:, 0] >= 0) & (inside[:, 0] < self.size[0]) & (inside[:, 1] >= 0) & (inside[:, 1] < self.size[1])
+
+    def _photo_bounds(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        w, h = self.size
+        corners = self.to_photo(np.array([[0, 0, w, h]], np.float32), shape)[0]
+        x0, y0 = (int(np.floor(v)) for v in corners[:2])
+        x1, y1 = (int(np.ceil(v)) for v in corners[2:])
+        return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
 
 
 def detect_photo(
@@ -61,8 +84,8 @@ def detect_photo(
     second_pass: bool = True,
     focus: str = "all",
 ) -> Detections:
-    """Detections in original pixels, with a full-resolution second pass when tiles are small,
-    and each box's code read again from its full-resolution crop (``TileDetector.reread``).
+    """Detections in original pixels, with a second pass when tiles are small or the hand is tilted,
+    and each box's code read again from its crop (``TileDetector.reread``).
 
     ``focus="hand"`` spends the second pass on the player's own tiles only, which is all that
     scoring needs; other players' discards keep their first-pass boxes. Live video skips the
@@ -70,50 +93,164 @@ def detect_photo(
     """
     if focus not in SECOND_PASS_BUDGET:
         raise ValueError(f"focus must be 'all' or 'hand', not {focus!r}")
-    return detector.reread(image, _locate(detector, image, conf, iou, second_pass, focus))
-
-
-def _locate(detector: TileDetector, image: np.ndarray, conf: float, iou: float, second_pass: bool, focus: str) -> Detections:
     first = detector.detect(image, conf=conf, iou=iou)
-    if not second_pass or len(first) == 0:
-        return first
+    view = second_view(detector, image, first, focus) if second_pass and len(first) else None
+    if view is None:
+        return detector.reread(image, first)
+    turned = view.render(image)
+    found = _detect_view(detector, turned, conf, iou)
+    inside = view.contains(first.xyxy)
+    if len(found) < 0.5 * inside.sum():
+        return detector.reread(image, first)  # the second look went wrong (blur, a hand over the tiles)
+    found = _reread_level(detector, image, view, turned, found)
+    second = found.at(view.to_photo(found.xyxy, image.shape))
+    return _add_outside(second, detector.reread(image, first[~inside]), iou)
+
+
+def _reread_level(detector: TileDetector, image: np.ndarray, view: View, turned: np.ndarray, found: Detections) -> Detections:
+    """Read the view's tiles again, level, from the finest pixels worth having.
+
+    The view shrinks a 12 MP photo until tiles are ``TARGET_TILE_PX`` wide; the classifier reads
+    a flower's glyph better from the photo's own pixels, up to ``READ_TILE_PX`` a tile.
+    """
+    if detector.classifier is None or len(found) == 0:
+        return found
+    widths = np.minimum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
+    factor = min(1 / view.scale, READ_TILE_PX / max(float(np.median(widths)), 1.0))
+    if factor <= 1.05:
+        return detector.reread(turned, found)
+    finer = View(view.matrix * factor, (round(view.size[0] * factor), round(view.size[1] * factor)), view.scale * factor)
+    return detector.reread(finer.render(image), found.at(found.xyxy * factor)).at(found.xyxy)
+
+
+def second_view(detector: TileDetector, image: np.ndarray, first: Detections, focus: str) -> View | None:
+    """Where and how to look again, or None when the first pass saw well enough."""
     h, w = image.shape[:2]
     model_side = max(detector.info.imgsz)
     widths = np.minimum(first.xyxy[:, 2] - first.xyxy[:, 0], first.xyxy[:, 3] - first.xyxy[:, 1])
     tile = float(np.median(widths))
-    if tile * model_side / max(h, w) >= SMALL_TILE_PX:
-        return first
-    chosen = first
+    small = tile * model_side / max(h, w) < SMALL_TILE_PX
+    chosen, angle = first, 0.0
     if focus == "hand":
-        own = sorted(i for g in group_tiles(first).groups if g.role != "background" for i in g.ids)
-        chosen = first[np.array(own, np.int64)] if own else first
+        layout = group_tiles(first)
+        own = sorted(i for g in layout.groups if g.role != "background" for i in g.ids)
+        chosen = first[_with_neighbours(first, own)] if own else first
+        row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
+        angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= 3 else 0.0
+    off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
+    if not small and abs(off_level) <= TILTED_DEGREES:
+        return None
+    rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
+    corners = chosen.xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2).astype(np.float64) @ rotation.T
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ rotation.T
     margin = 3 * tile  # flowers and melds lie a little apart from the row
-    x0, y0 = int(max(0, chosen.xyxy[:, 0].min() - margin)), int(max(0, chosen.xyxy[:, 1].min() - margin))
-    x1, y1 = int(min(w, chosen.xyxy[:, 2].max() + margin)), int(min(h, chosen.xyxy[:, 3].max() + margin))
+    low = np.maximum(corners.min(axis=0) - margin, frame.min(axis=0))
+    high = np.minimum(corners.max(axis=0) + margin, frame.max(axis=0))
+    extent = np.maximum(high - low, 1.0)
     budget = SECOND_PASS_BUDGET[focus] * model_side**2
-    scale = min(TARGET_TILE_PX / tile, np.sqrt(budget / ((x1 - x0) * (y1 - y0))))
+    scale = float(min(TARGET_TILE_PX / tile, np.sqrt(budget / (extent[0] * extent[1]))))
+    matrix = np.hstack([scale * rotation, -scale * low[:, None]])
+    size = (max(1, round(extent[0] * scale)), max(1, round(extent[1] * scale)))
+    return View(matrix, size, scale)
+
+
+def _with_neighbours(detections: Detections, own: list[int]) -> np.ndarray:
+    """The player's tiles and the hand-sized tiles lying next to them.
+
+    A misread tile can break a row or a meld in the first pass and leave part of the hand
+    outside the player's groups; the tiles beside them belong in the second look all the same.
+    """
+    boxes = detections.xyxy.astype(np.float64)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sizes = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+    own_size = float(np.median(sizes[own]))
+    distance = np.hypot(*(centres[:, None, :] - centres[None, own, :]).transpose(2, 0, 1)).min(axis=1)
+    near = (distance <= NEIGHBOUR_REACH * own_size) & (sizes >= NEIGHBOUR_SIZE * own_size)
+    return np.union1d(own, np.flatnonzero(near)).astype(np.int64)
+
+
+def _upright_angle(row_boxes: np.ndarray, centre: tuple[float, float]) -> float:
+    """The angle (radians) to turn the photo by so the hand row runs level with the table above it.
+
+    The players sit round the table, so the picture's centre lies on the far side of the row
+    (in a hand snap, the table beyond the hand; in a whole-table photo, the middle of the table).
+    """
+    points = np.stack([(row_boxes[:, 0] + row_boxes[:, 2]) / 2, (row_boxes[:, 1] + row_boxes[:, 3]) / 2], axis=1)
+    vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    angle = float(np.arctan2(vy, vx))
+    # Across the row, "up" in the turned view is the direction (sin, -cos) in the photo.
+    towards_centre = (centre[0] - x0) * np.sin(angle) - (centre[1] - y0) * np.cos(angle)
+    return angle if towards_centre >= 0 else angle + np.pi
+
+
+def _detect_view(detector: TileDetector, view: np.ndarray, conf: float, iou: float) -> Detections:
+    """One rectangular run for dynamic-shape models; overlapping model-sized windows otherwise."""
+    h, w = view.shape[:2]
     if detector.stride:
-        found = detector.detect(image[y0:y1, x0:x1], conf=conf, iou=iou, side=round(max(x1 - x0, y1 - y0) * scale))
-        parts = [_shifted(found, x0, y0)]
-    else:
-        size = min(int(model_side / scale), max(x1 - x0, y1 - y0))
-        parts = [
-            _shifted(detector.detect(image[wy0 : min(wy1, h), wx0 : min(wx1, w)], conf=conf, iou=iou), wx0, wy0)
-            for wx0, wy0, wx1, wy1 in _windows(x0, y0, x1, y1, size)
-        ]
-    second = _merge(parts, iou)
-    inside = _centres_within(first, (x0, y0, x1, y1))
-    if len(second) < 0.5 * inside.sum():
-        return first  # the second look went wrong (blur, a hand over the tiles): keep the first
-    return _merge([second, first[~inside]], iou)
+        return detector.detect(view, conf=conf, iou=iou, side=max(h, w))
+    size = max(detector.info.imgsz)
+    parts = [
+        _shifted(detector.detect(view[y0:y1, x0:x1], conf=conf, iou=iou), x0, y0) for x0, y0, x1, y1 in _windows(w, h, size)
+    ]
+    return _merge(parts, iou)
+
+
+def _windows(w: int, h: int, size: int) -> list[tuple[int, int, int, int]]:
+    """Overlapping square windows of ``size`` covering a w × h view."""
+
+    def starts(length: int) -> list[int]:
+        if length <= size:
+            return [0]
+        count = int(np.ceil((length - size) / (size * 0.75))) + 1
+        return [round(v) for v in np.linspace(0, length - size, count)]
+
+    return [(x, y, x + size, y + size) for y in starts(h) for x in starts(w)]
+
+
+def _concat(parts: list[Detections]) -> Detections:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Detections.empty()
+    has_alt = all(p.alt_class_id is not None and p.alt_confidence is not None for p in parts)
+    return Detections(
+        np.concatenate([p.xyxy for p in parts]),
+        np.concatenate([p.confidence for p in parts]),
+        np.concatenate([p.class_id for p in parts]),
+        np.concatenate([p.alt_class_id for p in parts]) if has_alt else None,
+        np.concatenate([p.alt_confidence for p in parts]) if has_alt else None,
+    )
+
+
+def _merge(parts: list[Detections], iou: float) -> Detections:
+    """Windows' detections of one view: overlaps read the same tile twice, keep the surer box."""
+    merged = _concat(parts)
+    if len(merged) == 0:
+        return merged
+    boxes = merged.xyxy
+    xywh = np.stack([boxes[:, 0], boxes[:, 1], boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
+    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), merged.confidence.tolist(), 0.0, iou), dtype=np.int64).reshape(-1)
+    return suppress_contained(merged[keep[np.argsort(-merged.confidence[keep], kind="stable")]])
+
+
+def _add_outside(second: Detections, outside: Detections, iou: float) -> Detections:
+    """The second pass's boxes, and the first pass's from outside its view that do not overlap them.
+
+    No overlap test among the second pass's own boxes: once turned back into the photo, the
+    boxes of a tilted row overlap by nature, and the level view already settled them.
+    """
+    if len(second) and len(outside):
+        a, b = outside.xyxy[:, None, :], second.xyxy[None, :, :]
+        w = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+        h = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
+        inter = w * h
+        area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+        area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+        # A tile cut by the view's edge leaves a part box inside a whole one: containment, not IoU.
+        overlap = inter / np.maximum(np.minimum(area_a, area_b), 1e-6)
+        outside = outside[np.flatnonzero(overlap.max(axis=1) < iou)]
+    merged = _concat([second, outside])
+    return merged[np.argsort(-merged.confidence, kind="stable")]
 
 
 def _shifted(found: Detections, dx: int, dy: int) -> Detections:
-    boxes = found.xyxy + np.array([dx, dy, dx, dy], np.float32)
-    return Detections(boxes, found.confidence, found.class_id, found.alt_class_id, found.alt_confidence)
-
-
-def _centres_within(detections: Detections, region: tuple[int, int, int, int]) -> np.ndarray:
-    cx = (detections.xyxy[:, 0] + detections.xyxy[:, 2]) / 2
-    cy = (detections.xyxy[:, 1] + detections.xyxy[:, 3]) / 2
-    return (cx >= region[0]) & (cx < region[2]) & (cy >= region[1]) & (cy < region[3])
+    return found.at(found.xyxy + np.array([dx, dy, dx, dy], np.float32))
