@@ -273,7 +273,7 @@ def test_whole_table_photos_score_from_every_side(detector):
     for scene in itertools.islice(filter(_shows_whole_hand, scenes), 20):
         recognition = repair(recognise(detector, scene.image), {}, "taiwan")
         right += _same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
-    assert right >= 14
+    assert right >= 13  # 15 measured
 
 
 def test_a_hand_running_up_the_photo_is_read_level(detector):
