@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 
 from vision.detector import TileDetector
-from vision.live import Signature, StableHandVoter
+from vision.grouping import group_tiles
+from vision.live import HandFollower, Signature, StableHandVoter
 
-from .pipeline import Recognition, recognise, repair, score_layout
+from .pipeline import Recognition, repair, score_layout
 
 
 def hand_signature(fields: dict[str, Any]) -> Signature | None:
@@ -34,10 +36,13 @@ class LiveScorer:
         self.preset = preset
         self.conf = conf
         self.voter = StableHandVoter(frames_needed=frames_needed)
+        self.follower = HandFollower(detector, conf)
 
     def process(self, frame: np.ndarray) -> tuple[Recognition, dict[str, Any] | None]:
         """Recognise the frame; return the scored hand only when it has just become stable."""
-        recognition = recognise(self.detector, frame, self.conf, second_pass=False)
+        start = time.perf_counter()
+        detections = self.follower.detect(frame)
+        recognition = Recognition(detections, group_tiles(detections), (time.perf_counter() - start) * 1000)
         stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
         if stable is None:
             return recognition, None

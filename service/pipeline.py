@@ -37,11 +37,10 @@ def recognise(
     image: np.ndarray,
     conf: float = 0.25,
     corrections: dict[int, str] | None = None,
-    second_pass: bool = True,
 ) -> Recognition:
     """Detect and group. ``corrections`` maps detection ids to the codes a person chose."""
     start = time.perf_counter()
-    detections = detect_photo(detector, image, conf=conf, second_pass=second_pass, focus="hand")
+    detections = detect_photo(detector, image, conf=conf, focus="hand")
     if corrections:
         for index, code in corrections.items():
             if not 0 <= index < len(detections):

@@ -294,6 +294,26 @@ def test_a_hand_running_up_the_photo_is_read_level(detector):
     assert own_found(detect_photo(detector, scene.image, second_pass=False)) <= len(own) - 3
 
 
+def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
+    """A 1280 × 720 camera beside the table: the winner's row lies at an angle, its tiles ~27 px."""
+    import cv2
+
+    from service.live import LiveScorer
+
+    scene = render_scene(17, "table")
+    frame = cv2.resize(scene.image, (1280, 960), interpolation=cv2.INTER_AREA)[120:840]
+    whole_frame = detector.reread(frame, detector.detect(frame))
+    assert not _same_hand(group_tiles(whole_frame).hand_fields(), scene.layout)  # how live read it before
+
+    scorer = LiveScorer(detector, {}, frames_needed=3)
+    reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(6)]
+    scored = [r for r in reports if r is not None]
+    assert len(scored) == 1 and _same_hand(scored[0]["hand"], scene.layout)
+    # The camera is covered, then uncovered: the hand is found again at once.
+    assert len(scorer.follower.detect(np.zeros_like(frame))) == 0
+    assert _same_hand(group_tiles(scorer.follower.detect(frame)).hand_fields(), scene.layout)
+
+
 def test_the_table_lies_above_the_turned_row():
     from vision.photo import _upright_angle
 

@@ -8,7 +8,51 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from .detections import Detections
+from .detector import TileDetector
+from .photo import View, read_view, second_view
+
 Signature = tuple[tuple[str, ...], ...]
+LIVE_VIEW_BUDGET = 0.6  # of a 640 × 640 pass: what the whole 16:9 frame costs (640 × 384)
+LOST_SHARE = 0.7  # fewer tiles than this share of the first look: the camera moved, look again
+
+
+@dataclass
+class HandFollower:
+    """Live frames from a camera that stays put: find the winner's tiles once, then read their region.
+
+    Seen from beside the table, the hand's tiles are small and often at an angle. Reading only
+    their region, turned level (``vision.photo.second_view``) at about the cost of a whole-frame
+    pass, sees them larger and loses none to overlapping boxes. The region is found again every
+    ``refresh_frames`` frames, and at once when the tiles in it thin out.
+    """
+
+    detector: TileDetector
+    conf: float = 0.25
+    refresh_frames: int = 30
+    _view: View | None = None
+    _age: int | None = None  # frames since the last whole-frame look; None before the first
+    _expected: int = 0
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        if self._age is not None and self._age < self.refresh_frames:
+            self._age += 1
+            if self._view is None:  # the whole frame shows the hand well enough
+                return self.detector.reread(frame, self.detector.detect(frame, conf=self.conf))
+            found = read_view(self.detector, frame, self._view, self.conf)
+            if len(found) >= LOST_SHARE * self._expected:
+                return found
+        return self._look(frame)
+
+    def _look(self, frame: np.ndarray) -> Detections:
+        first = self.detector.detect(frame, conf=self.conf)
+        self._age = 0 if len(first) else None  # nothing on the table yet: look again next frame
+        self._view = second_view(self.detector, frame, first, "hand", LIVE_VIEW_BUDGET) if len(first) else None
+        if self._view is None:
+            return self.detector.reread(frame, first)
+        found = read_view(self.detector, frame, self._view, self.conf)
+        self._expected = len(found)
+        return found
 
 
 @dataclass

@@ -88,8 +88,8 @@ def detect_photo(
     and each box's code read again from its crop (``TileDetector.reread``).
 
     ``focus="hand"`` spends the second pass on the player's own tiles only, which is all that
-    scoring needs; other players' discards keep their first-pass boxes. Live video skips the
-    second pass (``second_pass=False``): frame rate matters more there, and the camera is close.
+    scoring needs; other players' discards keep their first-pass boxes. Live video uses
+    ``vision.live.HandFollower`` instead: a camera that stays put needs the first pass only now and then.
     """
     if focus not in SECOND_PASS_BUDGET:
         raise ValueError(f"focus must be 'all' or 'hand', not {focus!r}")
@@ -97,14 +97,18 @@ def detect_photo(
     view = second_view(detector, image, first, focus) if second_pass and len(first) else None
     if view is None:
         return detector.reread(image, first)
-    turned = view.render(image)
-    found = _detect_view(detector, turned, conf, iou)
+    second = read_view(detector, image, view, conf, iou)
     inside = view.contains(first.xyxy)
-    if len(found) < 0.5 * inside.sum():
+    if len(second) < 0.5 * inside.sum():
         return detector.reread(image, first)  # the second look went wrong (blur, a hand over the tiles)
-    found = _reread_level(detector, image, view, turned, found)
-    second = found.at(view.to_photo(found.xyxy, image.shape))
     return _add_outside(second, detector.reread(image, first[~inside]), iou)
+
+
+def read_view(detector: TileDetector, image: np.ndarray, view: View, conf: float = 0.25, iou: float = 0.6) -> Detections:
+    """The tiles inside ``view``, detected and read level, with their boxes in photo pixels."""
+    turned = view.render(image)
+    found = _reread_level(detector, image, view, turned, _detect_view(detector, turned, conf, iou))
+    return found.at(view.to_photo(found.xyxy, image.shape))
 
 
 def _reread_level(detector: TileDetector, image: np.ndarray, view: View, turned: np.ndarray, found: Detections) -> Detections:
@@ -123,8 +127,13 @@ def _reread_level(detector: TileDetector, image: np.ndarray, view: View, turned:
     return detector.reread(finer.render(image), found.at(found.xyxy * factor)).at(found.xyxy)
 
 
-def second_view(detector: TileDetector, image: np.ndarray, first: Detections, focus: str) -> View | None:
-    """Where and how to look again, or None when the first pass saw well enough."""
+def second_view(
+    detector: TileDetector, image: np.ndarray, first: Detections, focus: str, budget: float | None = None
+) -> View | None:
+    """Where and how to look again, or None when the first pass saw well enough.
+
+    ``budget`` caps the pixels read, in 640 × 640 passes (``SECOND_PASS_BUDGET[focus]`` unless given).
+    """
     h, w = image.shape[:2]
     model_side = max(detector.info.imgsz)
     widths = np.minimum(first.xyxy[:, 2] - first.xyxy[:, 0], first.xyxy[:, 3] - first.xyxy[:, 1])
@@ -147,8 +156,8 @@ def second_view(detector: TileDetector, image: np.ndarray, first: Detections, fo
     low = np.maximum(corners.min(axis=0) - margin, frame.min(axis=0))
     high = np.minimum(corners.max(axis=0) + margin, frame.max(axis=0))
     extent = np.maximum(high - low, 1.0)
-    budget = SECOND_PASS_BUDGET[focus] * model_side**2
-    scale = float(min(TARGET_TILE_PX / tile, np.sqrt(budget / (extent[0] * extent[1]))))
+    pixels = (SECOND_PASS_BUDGET[focus] if budget is None else budget) * model_side**2
+    scale = float(min(TARGET_TILE_PX / tile, np.sqrt(pixels / (extent[0] * extent[1]))))
     matrix = np.hstack([scale * rotation, -scale * low[:, None]])
     size = (max(1, round(extent[0] * scale)), max(1, round(extent[1] * scale)))
     return View(matrix, size, scale)
