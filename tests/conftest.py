@@ -32,7 +32,7 @@ class FakeDetector:
         classes = np.array([TILE_CODES.index(c) for c in codes], np.int64)
         return Detections(np.array(boxes, np.float32), np.full(len(codes), 0.95, np.float32), classes)
 
-    def reread(self, image: np.ndarray, detections: Detections) -> Detections:
+    def reread(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         return detections  # no crop classifier: the fixed codes stand
 
 

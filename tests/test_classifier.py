@@ -95,6 +95,22 @@ def test_refine_keeps_boxes_and_gives_second_readings(detector):
     assert len(detector.reread(scene.image, Detections.empty())) == 0
 
 
+def test_unsure_crops_are_read_again_tighter_and_looser(detector):
+    from vision.classifier import LOOK_AGAIN_BELOW, MARGIN_STEP
+
+    classifier = detector.classifier
+    scene = render_scene(3, "table")  # small tiles: some crops are read unsurely
+    boxes = detector.detect(scene.image).xyxy
+    once = classifier.probabilities(scene.image, boxes, second_look=False)
+    twice = classifier.probabilities(scene.image, boxes)
+    unsure = once.max(axis=1) < LOOK_AGAIN_BELOW
+    assert unsure.any() and (~unsure).any()
+    assert np.array_equal(twice[~unsure], once[~unsure])
+    cuts = [crop_tiles(scene.image, boxes[unsure], classifier.side, classifier.margin + d) for d in (-MARGIN_STEP, MARGIN_STEP)]
+    expected = (once[unsure] + classifier._run(cuts[0]) + classifier._run(cuts[1])) / 3
+    assert np.allclose(twice[unsure], expected, atol=1e-5)
+
+
 def _truth_boxes(labels: list, w: int, h: int) -> np.ndarray:
     """YOLO label rows (class, cx, cy, bw, bh) as xyxy pixel boxes."""
     rows = np.array([row[1:] for row in labels], np.float32).reshape(-1, 4)

@@ -242,7 +242,7 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
     """Rendered snaps of winning hands, read by the bundled models end to end (no ground truth used).
 
     Of the first 20 seeds whose photo shows the whole hand, the pipeline must give the hand the
-    generator laid out, and then its 台 list, for at least 17 (measured in models/README.md).
+    generator laid out, and then its 台 list, for at least 18 (20 measured, models/README.md).
     """
     from scoring.api import score_hand_json
     from service.pipeline import recognise, repair, score_layout
@@ -257,7 +257,7 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
             expected, ok = score_hand_json(truth)
             assert ok and result["score"]["patterns"] == expected["patterns"]
             right += 1
-    assert right >= 17
+    assert right >= 18
 
 
 def test_whole_table_photos_score_from_every_side(detector):

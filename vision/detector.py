@@ -100,9 +100,9 @@ class TileDetector:
         self._gate = threading.Semaphore(max_concurrent or os.cpu_count() or 1)
         self.classifier = TileClassifier(classifier_path, self._gate) if classifier_path is not None else None
 
-    def reread(self, image: np.ndarray, detections: Detections) -> Detections:
+    def reread(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         """Codes from the crop classifier when there is one; the detector's own otherwise."""
-        return self.classifier.refine(image, detections) if self.classifier is not None else detections
+        return self.classifier.refine(image, detections, second_look) if self.classifier is not None else detections
 
     def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
         """Tiles in ``image``. ``side`` sets the model input's long side (dynamic exports only)."""

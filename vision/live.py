@@ -24,7 +24,8 @@ class HandFollower:
     Seen from beside the table, the hand's tiles are small and often at an angle. Reading only
     their region, turned level (``vision.photo.second_view``) at about the cost of a whole-frame
     pass, sees them larger and loses none to overlapping boxes. The region is found again every
-    ``refresh_frames`` frames, and at once when the tiles in it thin out.
+    ``refresh_frames`` frames, and at once when the tiles in it thin out. The classifier reads each
+    crop once: the frames' vote steadies the readings, and the frame rate matters more.
     """
 
     detector: TileDetector
@@ -38,8 +39,8 @@ class HandFollower:
         if self._age is not None and self._age < self.refresh_frames:
             self._age += 1
             if self._view is None:  # the whole frame shows the hand well enough
-                return self.detector.reread(frame, self.detector.detect(frame, conf=self.conf))
-            found = read_view(self.detector, frame, self._view, self.conf)
+                return self.detector.reread(frame, self.detector.detect(frame, conf=self.conf), second_look=False)
+            found = read_view(self.detector, frame, self._view, self.conf, second_look=False)
             if len(found) >= LOST_SHARE * self._expected:
                 return found
         return self._look(frame)
@@ -49,8 +50,8 @@ class HandFollower:
         self._age = 0 if len(first) else None  # nothing on the table yet: look again next frame
         self._view = second_view(self.detector, frame, first, "hand", LIVE_VIEW_BUDGET) if len(first) else None
         if self._view is None:
-            return self.detector.reread(frame, first)
-        found = read_view(self.detector, frame, self._view, self.conf)
+            return self.detector.reread(frame, first, second_look=False)
+        found = read_view(self.detector, frame, self._view, self.conf, second_look=False)
         self._expected = len(found)
         return found
 

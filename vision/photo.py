@@ -104,14 +104,18 @@ def detect_photo(
     return _add_outside(second, detector.reread(image, first[~inside]), iou)
 
 
-def read_view(detector: TileDetector, image: np.ndarray, view: View, conf: float = 0.25, iou: float = 0.6) -> Detections:
+def read_view(
+    detector: TileDetector, image: np.ndarray, view: View, conf: float = 0.25, iou: float = 0.6, second_look: bool = True
+) -> Detections:
     """The tiles inside ``view``, detected and read level, with their boxes in photo pixels."""
     turned = view.render(image)
-    found = _reread_level(detector, image, view, turned, _detect_view(detector, turned, conf, iou))
+    found = _reread_level(detector, image, view, turned, _detect_view(detector, turned, conf, iou), second_look)
     return found.at(view.to_photo(found.xyxy, image.shape))
 
 
-def _reread_level(detector: TileDetector, image: np.ndarray, view: View, turned: np.ndarray, found: Detections) -> Detections:
+def _reread_level(
+    detector: TileDetector, image: np.ndarray, view: View, turned: np.ndarray, found: Detections, second_look: bool
+) -> Detections:
     """Read the view's tiles again, level, from the finest pixels worth having.
 
     The view shrinks a 12 MP photo until tiles are ``TARGET_TILE_PX`` wide; the classifier reads
@@ -122,9 +126,9 @@ def _reread_level(detector: TileDetector, image: np.ndarray, view: View, turned:
     widths = np.minimum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
     factor = min(1 / view.scale, READ_TILE_PX / max(float(np.median(widths)), 1.0))
     if factor <= 1.05:
-        return detector.reread(turned, found)
+        return detector.reread(turned, found, second_look)
     finer = View(view.matrix * factor, (round(view.size[0] * factor), round(view.size[1] * factor)), view.scale * factor)
-    return detector.reread(finer.render(image), found.at(found.xyxy * factor)).at(found.xyxy)
+    return detector.reread(finer.render(image), found.at(found.xyxy * factor), second_look).at(found.xyxy)
 
 
 def second_view(
