@@ -23,7 +23,7 @@ from .detections import Detections, suppress_contained
 from .detector import PAD_VALUE, TileDetector
 from .grouping import group_tiles
 
-TARGET_TILE_PX = 40  # tile width at model scale that the detector reads reliably
+TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliably
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
 READ_TILE_PX = 96  # the classifier reads 48 px crops: finer pixels than twice that add nothing
 TILTED_DEGREES = 10.0  # a hand row tilted more than this is read again, level
