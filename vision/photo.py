@@ -88,7 +88,7 @@ def detect_photo(
     and each box's code read again from its crop (``TileDetector.reread``).
 
     ``focus="hand"`` spends the second pass on the player's own tiles only, which is all that
-    scoring needs; other players' discards keep their first-pass boxes. Live video uses
+    scoring needs; other players' discards keep their first-pass boxes and codes. Live video uses
     ``vision.live.HandFollower`` instead: a camera that stays put needs the first pass only now and then.
     """
     if focus not in SECOND_PASS_BUDGET:
@@ -101,7 +101,9 @@ def detect_photo(
     inside = view.contains(first.xyxy)
     if len(second) < 0.5 * inside.sum():
         return detector.reread(image, first)  # the second look went wrong (blur, a hand over the tiles)
-    return _add_outside(second, detector.reread(image, first[~inside]), iou)
+    outside = first[~inside]
+    # Scoring reads only the player's tiles: the others keep the detector's codes, at no cost.
+    return _add_outside(second, outside if focus == "hand" else detector.reread(image, outside), iou)
 
 
 def read_view(
