@@ -314,6 +314,17 @@ def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
     assert _same_hand(group_tiles(scorer.follower.detect(frame)).hand_fields(), scene.layout)
 
 
+def test_a_turned_view_maps_boxes_back_to_the_photo():
+    from vision.photo import View
+
+    width = 200  # a quarter turn: photo (x, y) → view (y, width − x)
+    view = View(np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, width]]), (300, width), 1.0)
+    in_view = np.array([[20, width - 30, 60, width - 10]], np.float32)
+    assert np.allclose(view.to_photo(in_view, (300, width, 3)), [[10, 20, 30, 60]])
+    assert np.allclose(view.scaled(2.0).to_photo(in_view * 2, (300, width, 3)), [[10, 20, 30, 60]])
+    assert view.contains(np.array([[10, 20, 30, 60], [250, 20, 270, 60]], np.float32)).tolist() == [True, False]
+
+
 def test_the_table_lies_above_the_turned_row():
     from vision.photo import _upright_angle
 

@@ -52,6 +52,11 @@ class View:
         border = (PAD_VALUE,) * 3
         return cv2.warpAffine(source, matrix, self.size, flags=cv2.INTER_LINEAR, borderValue=border)
 
+    def scaled(self, factor: float) -> View:
+        """The same region, turned the same way, ``factor`` times finer."""
+        size = (round(self.size[0] * factor), round(self.size[1] * factor))
+        return View(self.matrix * factor, size, self.scale * factor)
+
     def to_photo(self, xyxy: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         """Boxes in view pixels → the axis-aligned boxes around them in photo pixels."""
         inverse = cv2.invertAffineTransform(self.matrix)
@@ -129,8 +134,8 @@ def _reread_level(
     factor = min(1 / view.scale, READ_TILE_PX / max(float(np.median(widths)), 1.0))
     if factor <= 1.05:
         return detector.reread(turned, found, second_look)
-    finer = View(view.matrix * factor, (round(view.size[0] * factor), round(view.size[1] * factor)), view.scale * factor)
-    return detector.reread(finer.render(image), found.at(found.xyxy * factor), second_look).at(found.xyxy)
+    finer = view.scaled(factor).render(image)
+    return detector.reread(finer, found.at(found.xyxy * factor), second_look).at(found.xyxy)
 
 
 def second_view(
