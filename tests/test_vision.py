@@ -300,7 +300,7 @@ def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
 
     from service.live import LiveScorer
 
-    scene = render_scene(17, "table")
+    scene = render_scene(8, "table")  # the winner sits across the table: the row runs upside down, tilted
     frame = cv2.resize(scene.image, (1280, 960), interpolation=cv2.INTER_AREA)[120:840]
     whole_frame = detector.reread(frame, detector.detect(frame))
     assert not _same_hand(group_tiles(whole_frame).hand_fields(), scene.layout)  # how live read it before
@@ -312,6 +312,23 @@ def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
     # The camera is covered, then uncovered: the hand is found again at once.
     assert len(scorer.follower.detect(np.zeros_like(frame))) == 0
     assert _same_hand(group_tiles(scorer.follower.detect(frame)).hand_fields(), scene.layout)
+
+
+def test_only_unsure_boxes_are_suppressed_as_second_readings():
+    from vision.detections import suppress_contained
+
+    def kept(boxes: list, confidence: list) -> list:
+        found = Detections(np.array(boxes, np.float32), np.array(confidence, np.float32), np.zeros(len(boxes), np.int64))
+        return suppress_contained(found).xyxy.tolist()
+
+    straddler = [20, 0, 60, 60]  # half of each of two touching tiles
+    assert straddler not in kept([[0, 0, 40, 60], [40, 0, 80, 60], straddler], [0.95, 0.93, 0.3])
+    inside = [5, 5, 35, 55]  # however sure: one box holds it
+    assert inside not in kept([[0, 0, 40, 60], inside], [0.95, 0.9])
+    # A diagonal row: the middle tile's box is 68 % covered by its neighbours' boxes, yet a tile.
+    middle = [25, 25, 85, 85]
+    assert middle in kept([[0, 0, 60, 60], middle, [50, 50, 110, 110]], [0.95, 0.9, 0.93])
+    assert middle not in kept([[0, 0, 60, 60], middle, [50, 50, 110, 110]], [0.95, 0.4, 0.93])
 
 
 def test_a_turned_view_maps_boxes_back_to_the_photo():

@@ -8,6 +8,10 @@ import numpy as np
 
 from scoring.tiles import TILE_CODES
 
+# Measured on whole-table renders (seeds 200–229, not those it was chosen on): recall of every
+# tile 0.881 → 0.912 at precision 0.999 → 0.998 (models/README.md).
+SURE_TILE = 0.6
+
 
 @dataclass(frozen=True)
 class Detections:
@@ -68,11 +72,14 @@ class Detections:
         ]
 
 
-def suppress_contained(detections: Detections, ratio: float = 0.6) -> Detections:
+def suppress_contained(detections: Detections, ratio: float = 0.6, sure: float = SURE_TILE) -> Detections:
     """Drop a box whose area is mostly (≥ ``ratio``) covered by more confident boxes.
 
     Tiles touch but never overlap, so a box lying inside another, or straddling two
     neighbours, is a second reading of tiles already found; IoU-based NMS lets it through.
+    A box covered only by several others stays when it is read at ``sure`` or more: the
+    axis-aligned boxes of a tilted row's tiles cover their neighbours by nature, and those
+    readings are sure, where a box straddling two tiles seldom is.
     """
     n = len(detections)
     if n < 2:
@@ -86,7 +93,8 @@ def suppress_contained(detections: Detections, ratio: float = 0.6) -> Detections
             others = boxes[kept]
             w = np.clip(np.minimum(boxes[i, 2], others[:, 2]) - np.maximum(boxes[i, 0], others[:, 0]), 0, None)
             h = np.clip(np.minimum(boxes[i, 3], others[:, 3]) - np.maximum(boxes[i, 1], others[:, 1]), 0, None)
-            if (w * h).sum() / areas[i] >= ratio:
+            covered = w * h / areas[i]
+            if covered.max() >= ratio or (covered.sum() >= ratio and detections.confidence[order[i]] < sure):
                 continue
         kept.append(i)
     return detections[np.sort(order[kept])]
