@@ -177,6 +177,15 @@ def test_camera_that_drops_out_mid_stream_raises_after_retries():
     assert FlakyCapture.opened == 3  # opened once, then retried twice
 
 
+def test_live_on_a_camera_that_is_not_there_says_so_plainly():
+    """A real ``cv2.VideoCapture`` by index, on a machine without that camera."""
+    done = subprocess.run(
+        [sys.executable, "-m", "taicam", "live", "--camera", "99"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["taicam live: cannot open camera 99"]
+
+
 def test_frames_read_ahead_but_raise_a_drop_out_in_the_caller():
     FlakyCapture.opened = 0
     source = CaptureSource(0, retries=1, retry_pause_s=0.0, capture_factory=FlakyCapture)

@@ -83,7 +83,13 @@ class CaptureSource:
         return f"camera {self.target}" if isinstance(self.target, int) else str(self.target)
 
     def _open(self):
-        capture = self._factory(self.target)
+        # OpenCV logs every backend it tried and failed; the FrameError below says it once, plainly.
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+        try:
+            capture = self._factory(self.target)
+        finally:
+            cv2.utils.logging.setLogLevel(level)
         if not capture.isOpened():
             capture.release()
             raise FrameError(f"cannot open {self._describe()}")
