@@ -31,10 +31,8 @@ class LiveScorer:
         conf: float = 0.25,
         frames_needed: int = 5,
     ):
-        self.detector = detector
         self.context = context
         self.preset = preset
-        self.conf = conf
         self.voter = StableHandVoter(frames_needed=frames_needed)
         self.follower = HandFollower(detector, conf)
 

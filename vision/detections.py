@@ -72,6 +72,18 @@ class Detections:
         ]
 
 
+def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) overlap areas of the boxes ``a`` (n, 4) with the boxes ``b`` (m, 4), xyxy."""
+    a, b = a[:, None, :].astype(np.float64), b[None, :, :].astype(np.float64)
+    w = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+    h = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
+    return w * h
+
+
+def areas(boxes: np.ndarray) -> np.ndarray:
+    return (boxes[:, 2] - boxes[:, 0]).astype(np.float64) * (boxes[:, 3] - boxes[:, 1])
+
+
 def suppress_contained(detections: Detections, ratio: float = 0.6, sure: float = SURE_TILE) -> Detections:
     """Drop a box whose area is mostly (≥ ``ratio``) covered by more confident boxes.
 
@@ -86,14 +98,11 @@ def suppress_contained(detections: Detections, ratio: float = 0.6, sure: float =
         return detections
     order = np.argsort(-detections.confidence, kind="stable")
     boxes = detections.xyxy[order].astype(np.float64)
-    areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-6)
+    sizes = np.maximum(areas(boxes), 1e-6)
     kept: list[int] = []
     for i in range(n):
         if kept:
-            others = boxes[kept]
-            w = np.clip(np.minimum(boxes[i, 2], others[:, 2]) - np.maximum(boxes[i, 0], others[:, 0]), 0, None)
-            h = np.clip(np.minimum(boxes[i, 3], others[:, 3]) - np.maximum(boxes[i, 1], others[:, 1]), 0, None)
-            covered = w * h / areas[i]
+            covered = intersections(boxes[i : i + 1], boxes[kept])[0] / sizes[i]
             if covered.max() >= ratio or (covered.sum() >= ratio and detections.confidence[order[i]] < sure):
                 continue
         kept.append(i)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import Detections, suppress_contained
+from .detections import Detections, areas, intersections, suppress_contained
 from .detector import PAD_VALUE, TileDetector
 from .grouping import group_tiles
 
@@ -259,14 +259,9 @@ def _add_outside(second: Detections, outside: Detections, iou: float) -> Detecti
     boxes of a tilted row overlap by nature, and the level view already settled them.
     """
     if len(second) and len(outside):
-        a, b = outside.xyxy[:, None, :], second.xyxy[None, :, :]
-        w = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
-        h = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0, None)
-        inter = w * h
-        area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
-        area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+        smaller = np.minimum(areas(outside.xyxy)[:, None], areas(second.xyxy)[None, :])
         # A tile cut by the view's edge leaves a part box inside a whole one: containment, not IoU.
-        overlap = inter / np.maximum(np.minimum(area_a, area_b), 1e-6)
+        overlap = intersections(outside.xyxy, second.xyxy) / np.maximum(smaller, 1e-6)
         outside = outside[np.flatnonzero(overlap.max(axis=1) < iou)]
     merged = _concat([second, outside])
     return merged[np.argsort(-merged.confidence, kind="stable")]
