@@ -10,7 +10,7 @@ import numpy as np
 
 from .detections import Detections
 from .detector import TileDetector
-from .photo import View, read_view, second_view
+from .photo import View, follow_view, read_view
 
 Signature = tuple[tuple[str, ...], ...]
 LIVE_VIEW_BUDGET = 0.6  # of a 640 × 640 pass: what the whole 16:9 frame costs (640 × 384)
@@ -22,24 +22,24 @@ class HandFollower:
     """Live frames from a camera that stays put: find the winner's tiles once, then read their region.
 
     Seen from beside the table, the hand's tiles are small and often at an angle. Reading only
-    their region, turned level (``vision.photo.second_view``) at about the cost of a whole-frame
-    pass, sees them larger and loses none to overlapping boxes. The region is found again every
-    ``refresh_frames`` frames, and at once when the tiles in it thin out. The classifier reads each
-    crop once: the frames' vote steadies the readings, and the frame rate matters more.
+    their region, turned level (``vision.photo.follow_view``) at about the cost of a whole-frame
+    pass, sees them larger and loses none to overlapping boxes. When the whole frame already shows
+    them well, the region alone at the same scale still costs fewer pixels. The region is found
+    again every ``refresh_frames`` frames, and at once when the tiles in it thin out. The
+    classifier reads each crop once: the frames' vote steadies the readings, and the frame rate
+    matters more.
     """
 
     detector: TileDetector
     conf: float = 0.25
     refresh_frames: int = 30
-    _view: View | None = None
-    _age: int | None = None  # frames since the last whole-frame look; None before the first
+    _view: View | None = None  # None until a whole-frame look has found tiles
+    _age: int = 0  # frames since the last whole-frame look
     _expected: int = 0
 
     def detect(self, frame: np.ndarray) -> Detections:
-        if self._age is not None and self._age < self.refresh_frames:
+        if self._view is not None and self._age < self.refresh_frames:
             self._age += 1
-            if self._view is None:  # the whole frame shows the hand well enough
-                return self.detector.reread(frame, self.detector.detect(frame, conf=self.conf), second_look=False)
             found = read_view(self.detector, frame, self._view, self.conf, second_look=False)
             if len(found) >= LOST_SHARE * self._expected:
                 return found
@@ -47,10 +47,11 @@ class HandFollower:
 
     def _look(self, frame: np.ndarray) -> Detections:
         first = self.detector.detect(frame, conf=self.conf)
-        self._age = 0 if len(first) else None  # nothing on the table yet: look again next frame
-        self._view = second_view(self.detector, frame, first, "hand", LIVE_VIEW_BUDGET) if len(first) else None
-        if self._view is None:
-            return self.detector.reread(frame, first, second_look=False)
+        if not len(first):  # nothing on the table yet: look again next frame
+            self._view = None
+            return first
+        self._view = follow_view(self.detector, frame, first, LIVE_VIEW_BUDGET)
+        self._age = 0
         found = read_view(self.detector, frame, self._view, self.conf, second_look=False)
         self._expected = len(found)
         return found

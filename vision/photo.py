@@ -145,33 +145,66 @@ def second_view(
 
     ``budget`` caps the pixels read, in 640 × 640 passes (``SECOND_PASS_BUDGET[focus]`` unless given).
     """
-    h, w = image.shape[:2]
-    model_side = max(detector.info.imgsz)
-    widths = np.minimum(first.xyxy[:, 2] - first.xyxy[:, 0], first.xyxy[:, 3] - first.xyxy[:, 1])
-    tile = float(np.median(widths))
-    small = tile * model_side / max(h, w) < SMALL_TILE_PX
-    chosen, angle = first, 0.0
-    if focus == "hand":
-        layout = group_tiles(first)
-        own = sorted(i for g in layout.groups if g.role != "background" for i in g.ids)
-        chosen = first[_with_neighbours(first, own)] if own else first
-        row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
-        angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= 3 else 0.0
-    off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
-    if not small and abs(off_level) <= TILTED_DEGREES:
+    region = _Region.around(detector, image, first, focus)
+    if region.seen_well:
         return None
-    rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
-    corners = chosen.xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2).astype(np.float64) @ rotation.T
-    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ rotation.T
-    margin = 3 * tile  # flowers and melds lie a little apart from the row
-    low = np.maximum(corners.min(axis=0) - margin, frame.min(axis=0))
-    high = np.minimum(corners.max(axis=0) + margin, frame.max(axis=0))
-    extent = np.maximum(high - low, 1.0)
-    pixels = (SECOND_PASS_BUDGET[focus] if budget is None else budget) * model_side**2
-    scale = float(min(TARGET_TILE_PX / tile, np.sqrt(pixels / (extent[0] * extent[1]))))
-    matrix = np.hstack([scale * rotation, -scale * low[:, None]])
-    size = (max(1, round(extent[0] * scale)), max(1, round(extent[1] * scale)))
-    return View(matrix, size, scale)
+    return region.view(SECOND_PASS_BUDGET[focus] if budget is None else budget)
+
+
+def follow_view(detector: TileDetector, image: np.ndarray, first: Detections, budget: float) -> View:
+    """Live video's view of the player's tiles: ``second_view``'s, or, when the first pass saw them
+    well, their region alone at the first pass's own scale, which costs fewer pixels than the frame."""
+    region = _Region.around(detector, image, first, "hand")
+    return region.view(budget, keep_scale=region.seen_well)
+
+
+@dataclass(frozen=True)
+class _Region:
+    """The tiles worth a second look, in coordinates turned so the hand row runs along +x."""
+
+    corners: np.ndarray  # the chosen tiles' box corners, turned
+    frame: np.ndarray  # the photo's corners, turned
+    rotation: np.ndarray  # 2 × 2, photo → turned
+    tile: float  # median tile width in photo pixels
+    first_scale: float  # photo → the first pass's input
+    model_side: int
+    seen_well: bool  # tiles big enough and the row about level: the first pass read them well
+
+    @classmethod
+    def around(cls, detector: TileDetector, image: np.ndarray, first: Detections, focus: str) -> _Region:
+        h, w = image.shape[:2]
+        model_side = max(detector.info.imgsz)
+        widths = np.minimum(first.xyxy[:, 2] - first.xyxy[:, 0], first.xyxy[:, 3] - first.xyxy[:, 1])
+        tile = float(np.median(widths))
+        small = tile * model_side / max(h, w) < SMALL_TILE_PX
+        chosen, angle = first, 0.0
+        if focus == "hand":
+            layout = group_tiles(first)
+            own = sorted(i for g in layout.groups if g.role != "background" for i in g.ids)
+            chosen = first[_with_neighbours(first, own)] if own else first
+            row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
+            angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= 3 else 0.0
+        off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
+        rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
+        corners = chosen.xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2).astype(np.float64) @ rotation.T
+        frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ rotation.T
+        seen_well = not small and abs(off_level) <= TILTED_DEGREES
+        return cls(corners, frame, rotation, tile, model_side / max(h, w), model_side, seen_well)
+
+    def view(self, budget: float, keep_scale: bool = False) -> View:
+        """The region with a margin, at ``TARGET_TILE_PX`` a tile within ``budget`` 640 × 640 passes
+        of pixels, or at the first pass's scale with ``keep_scale``."""
+        margin = 3 * self.tile  # flowers and melds lie a little apart from the row
+        low = np.maximum(self.corners.min(axis=0) - margin, self.frame.min(axis=0))
+        high = np.minimum(self.corners.max(axis=0) + margin, self.frame.max(axis=0))
+        extent = np.maximum(high - low, 1.0)
+        pixels = budget * self.model_side**2
+        scale = float(min(TARGET_TILE_PX / self.tile, np.sqrt(pixels / (extent[0] * extent[1]))))
+        if keep_scale:
+            scale = self.first_scale
+        matrix = np.hstack([scale * self.rotation, -scale * low[:, None]])
+        size = (max(1, round(extent[0] * scale)), max(1, round(extent[1] * scale)))
+        return View(matrix, size, scale)
 
 
 def _with_neighbours(detections: Detections, own: list[int]) -> np.ndarray:
