@@ -10,7 +10,7 @@ import numpy as np
 
 from .detections import Detections
 from .detector import TileDetector
-from .photo import View, follow_view, read_view
+from .photo import View, first_pass, follow_view, read_view
 
 Signature = tuple[tuple[str, ...], ...]
 LIVE_VIEW_BUDGET = 0.6  # of a 640 × 640 pass: what the whole 16:9 frame costs (640 × 384)
@@ -46,7 +46,7 @@ class HandFollower:
         return self._look(frame)
 
     def _look(self, frame: np.ndarray) -> Detections:
-        first = self.detector.detect(frame, conf=self.conf)
+        first = first_pass(self.detector, frame, self.conf)
         if not len(first):  # nothing on the table yet: look again next frame
             self._view = None
             return first

@@ -30,6 +30,8 @@ TILTED_DEGREES = 10.0  # a hand row tilted more than this is read again, level
 # Pixels the second pass may read, in first passes at 640 × 640: the player's own tiles lie close
 # together; every tile of a whole table spreads over the photo and needs more.
 SECOND_PASS_BUDGET = {"hand": 2, "all": 4}
+FEWEST_HAND_TILES = 14  # a winning hand has at least 13 + 1 tiles (Hong Kong; Taiwan 16 + 1)
+FINE_FIRST_SIDE = 1280  # a first pass that saw fewer looks again at this long side (4 × the pixels)
 NEIGHBOUR_REACH = 1.5  # tiles this close (in tile sizes) to the player's are looked at again too
 NEIGHBOUR_SIZE = 0.8  # ... if they are about as big: smaller ones are further off, other players'
 
@@ -98,7 +100,7 @@ def detect_photo(
     """
     if focus not in SECOND_PASS_BUDGET:
         raise ValueError(f"focus must be 'all' or 'hand', not {focus!r}")
-    first = detector.detect(image, conf=conf, iou=iou)
+    first = first_pass(detector, image, conf, iou)
     view = second_view(detector, image, first, focus) if second_pass and len(first) else None
     if view is None:
         return detector.reread(image, first)
@@ -109,6 +111,20 @@ def detect_photo(
     outside = first[~inside]
     # Scoring reads only the player's tiles: the others keep the detector's codes, at no cost.
     return _add_outside(second, outside if focus == "hand" else detector.reread(image, outside), iou)
+
+
+def first_pass(detector: TileDetector, image: np.ndarray, conf: float = 0.25, iou: float = 0.6) -> Detections:
+    """The whole photo at the model's size, looked at again finer when that shows fewer tiles than
+    any winning hand has: a whole table filmed from afar leaves tiles ~12 px wide at 640, and the
+    first look may find none of them."""
+    first = detector.detect(image, conf=conf, iou=iou)
+    long_side = max(image.shape[:2])
+    if len(first) >= FEWEST_HAND_TILES or long_side < 1.5 * max(detector.info.imgsz):
+        return first
+    scale = min(1.0, FINE_FIRST_SIDE / long_side)
+    smaller = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    finer = _detect_view(detector, smaller, conf, iou)
+    return finer.at(finer.xyxy / scale) if len(finer) > len(first) else first
 
 
 def read_view(
