@@ -6,6 +6,7 @@ import itertools
 import json
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from taicam_datasets.scenes import render_scene
 from scoring.tiles import TILE_CODES
 from vision.detections import Detections
 from vision.detector import BUNDLED_MODEL, ModelError, ModelInfo, TileDetector, letterbox
-from vision.frames import CaptureSource, FrameError, PushedFrames, decode_image, frames
+from vision.frames import CaptureSource, FrameError, NewestFrames, PushedFrames, decode_image, frames
 from vision.grouping import group_tiles, meld_kind
 from vision.live import StableHandVoter
 
@@ -186,7 +187,7 @@ def test_live_on_a_camera_that_is_not_there_says_so_plainly():
     assert done.stderr.strip().splitlines() == ["taicam live: cannot open camera 99"]
 
 
-def test_frames_read_ahead_but_raise_a_drop_out_in_the_caller():
+def test_frames_give_what_came_before_a_drop_out_then_raise():
     FlakyCapture.opened = 0
     source = CaptureSource(0, retries=1, retry_pause_s=0.0, capture_factory=FlakyCapture)
     seen = []
@@ -217,6 +218,47 @@ def test_corrupt_and_empty_images_are_clear_errors():
         decode_image(b"")
     with pytest.raises(FrameError, match="not a decodable image"):
         decode_image(b"\xff\xd8\xff\xe0 truncated jpeg")
+
+
+class CountingCamera:
+    """A fake camera that delivers numbered frames every millisecond, like a camera outpacing us."""
+
+    def __init__(self, target):
+        self.count = 0
+        self.released = False
+
+    def isOpened(self) -> bool:
+        return True
+
+    def read(self):
+        time.sleep(0.001)
+        self.count += 1
+        return True, np.full((4, 4, 3), self.count % 256, np.uint8)
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_a_live_camera_gives_its_newest_frame_and_never_one_twice():
+    cameras: list[CountingCamera] = []
+    source = CaptureSource(0, capture_factory=lambda target: cameras.append(CountingCamera(target)) or cameras[-1])
+    newest = NewestFrames(source)
+    seen = []
+    for _ in range(5):
+        seen.append(int(newest.read()[0, 0, 0]))
+        time.sleep(0.02)  # a slow consumer: the camera runs ahead
+    newest.close()
+    assert seen == sorted(set(seen)) and max(np.diff(seen)) > 1  # later frames each time, stale ones skipped
+    assert cameras[0].released and not newest._thread.is_alive()
+
+
+def test_a_live_camera_that_drops_out_reaches_the_reader():
+    FlakyCapture.opened = 0
+    newest = NewestFrames(CaptureSource(0, retries=1, retry_pause_s=0.0, capture_factory=FlakyCapture))
+    with pytest.raises(FrameError, match="camera 0 stopped giving frames"):
+        for _ in range(5):
+            assert newest.read() is not None
+    newest.close()
 
 
 def test_pushed_frames_keep_only_the_newest():

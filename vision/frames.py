@@ -117,6 +117,57 @@ class CaptureSource:
         self._capture.release()
 
 
+class NewestFrames:
+    """A camera or stream read on a thread of its own, keeping only the newest frame.
+
+    A camera delivers at its own rate. Read more slowly than that and frames wait in OpenCV's
+    buffer (seconds of them, for a network stream), so the score would trail the table. Here the
+    reader always gets the latest frame, and never the same one twice. A drop-out that the
+    source's retries could not mend reaches the reader as its ``FrameError``.
+    """
+
+    def __init__(self, source: FrameSource, timeout_s: float = 10.0):
+        self._source = source
+        self._timeout_s = timeout_s
+        self._changed = threading.Condition()
+        self._frame: np.ndarray | None = None
+        self._error: FrameError | None = None
+        self._ended = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="taicam-frames", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                frame = self._source.read()
+                with self._changed:
+                    self._frame = frame if frame is not None else self._frame
+                    self._ended = frame is None
+                    self._changed.notify_all()
+                if frame is None:
+                    return
+        except FrameError as error:
+            with self._changed:
+                self._error, self._ended = error, True
+                self._changed.notify_all()
+        finally:
+            self._source.close()  # here, not in close(): releasing a capture mid-read can crash OpenCV
+
+    def read(self) -> np.ndarray | None:
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._frame is not None or self._ended, self._timeout_s):
+                raise FrameError(f"no frame for {self._timeout_s:.0f} s")
+            frame, self._frame = self._frame, None
+            if frame is None and self._error is not None:
+                raise self._error
+            return frame
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self._timeout_s)
+
+
 class PushedFrames:
     """Frames a browser sends: the newest wins, so a slow consumer never lags behind."""
 
@@ -143,11 +194,13 @@ class PushedFrames:
 
 
 def open_source(spec: str) -> FrameSource:
-    """``0`` → USB camera 0; ``rtsp://…``/``http://…`` → stream; a video or image path → file."""
+    """``0`` → USB camera 0; ``rtsp://…``/``http://…`` → stream; a video or image path → file.
+
+    Cameras and streams give their newest frame (``NewestFrames``); files give every frame."""
     if spec.isdigit():
-        return CaptureSource(int(spec))
+        return NewestFrames(CaptureSource(int(spec)))
     if "://" in spec:
-        return CaptureSource(spec)
+        return NewestFrames(CaptureSource(spec))
     path = Path(spec)
     if not path.exists():
         raise FrameError(f"{spec}: no such file, camera index or stream URL")
