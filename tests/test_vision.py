@@ -187,6 +187,53 @@ def test_live_on_a_camera_that_is_not_there_says_so_plainly():
     assert done.stderr.strip().splitlines() == ["taicam live: cannot open camera 99"]
 
 
+def test_live_from_an_mjpeg_stream_that_goes_away(tmp_path):
+    """``taicam live --url`` on a real HTTP MJPEG stream on loopback, as phone camera apps serve it:
+    the hand is reported once, and when the phone goes away the command says so and exits."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import cv2
+
+    jpeg = cv2.imencode(".jpg", _in_720p_frame(render_scene(3, "hand").image))[1].tobytes()
+
+    class Phone(BaseHTTPRequestHandler):
+        streams = 0
+
+        def do_GET(self):
+            Phone.streams += 1
+            if Phone.streams > 1:  # the phone has gone: reconnecting fails
+                self.send_error(503)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+            self.end_headers()
+            for _ in range(60):  # 4 s at 15 frames/s
+                part = f"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n".encode()
+                self.wfile.write(part + jpeg + b"\r\n")
+                time.sleep(1 / 15)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Phone)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/video.mjpg"
+        done = subprocess.run(
+            [sys.executable, "-m", "taicam", "live", "--url", url, "--json", "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        server.shutdown()
+    reports = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(reports) == 1 and _same_hand(reports[0]["hand"], render_scene(3, "hand").layout)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [f"taicam live: {url} stopped giving frames (disconnected?) after 3 retries"]
+
+
 def test_frames_give_what_came_before_a_drop_out_then_raise():
     FlakyCapture.opened = 0
     source = CaptureSource(0, retries=1, retry_pause_s=0.0, capture_factory=FlakyCapture)

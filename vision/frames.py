@@ -4,6 +4,7 @@ and frames pushed by a browser. A camera that fails says so and is retried, neve
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 import time
@@ -83,7 +84,10 @@ class CaptureSource:
         return f"camera {self.target}" if isinstance(self.target, int) else str(self.target)
 
     def _open(self):
-        # OpenCV logs every backend it tried and failed; the FrameError below says it once, plainly.
+        # OpenCV logs every backend it tried and failed, and FFmpeg inside it each dropped stream;
+        # the FrameError says it once, plainly. FFmpeg reads its level when it first opens a
+        # stream; a level the user set wins.
+        os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
         level = cv2.utils.logging.getLogLevel()
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
         try:
