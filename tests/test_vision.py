@@ -121,13 +121,36 @@ def test_grouping_recovers_synthetic_layouts():
     assert right / len(seeds) >= 0.85  # 57 of 60 when measured
 
 
+def _row(codes: list[str], slots: list[int], confidence: float = 0.95) -> Detections:
+    """Tiles 36 × 48 px lying in one row, tile i in slot ``slots[i]`` (40 px a slot)."""
+    boxes = np.array([[20 + 40 * k, 100, 56 + 40 * k, 148] for k in slots], np.float32)
+    classes = np.array([TILE_CODES.index(c) for c in codes], np.int64)
+    return Detections(boxes, np.full(len(codes), confidence, np.float32), classes)
+
+
+HAND_ROW = ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5p", "5p", "6s", "7s"]
+
+
 def test_grouping_reports_what_it_cannot_decide():
-    scene = render_scene(3, framing="table")
-    detections = _truth_detections(scene)
-    layout = group_tiles(detections[np.arange(len(detections)) != 0])
-    assert layout.groups and isinstance(layout.warnings, list)
-    empty = group_tiles(Detections.empty())
-    assert empty.warnings == ["no tiles detected"]
+    clean = group_tiles(_row([*HAND_ROW, "8s"], [*range(16), 17]))
+    assert clean.warnings == [] and clean.hand_fields()["winning_tile"] == "8s"
+
+    one_short = group_tiles(_row([*HAND_ROW[1:], "8s"], [*range(15), 16]))
+    assert "17 tiles expected, 16 seen (counting each meld as 3)" in one_short.warnings
+
+    fifth = group_tiles(_row([*HAND_ROW[:11], "5p", "5p", "5p", "5p", "5p", "5p"], [*range(16), 17]))
+    assert any(w.startswith("6 copies of 5p") for w in fifth.warnings)
+
+    both_ends = group_tiles(_row(["9s", *HAND_ROW[1:], "8s"], [0, *range(2, 17), 18]))
+    assert any(w.startswith("two tiles could be the winning tile") for w in both_ends.warnings)
+    assert len(both_ends.winning_candidates) == 2
+
+    nothing_apart = group_tiles(_row([*HAND_ROW, "8s"], list(range(17))))
+    assert "no tile is set apart as the winning tile" in nothing_apart.warnings
+
+    unsure = group_tiles(_row([*HAND_ROW, "8s"], [*range(16), 17], confidence=0.3))
+    assert sum(w.startswith("low-confidence tile") for w in unsure.warnings) == 17
+    assert group_tiles(Detections.empty()).warnings == ["no tiles detected"]
 
 
 @pytest.mark.parametrize(
@@ -536,19 +559,11 @@ def test_an_unsure_face_down_reading_does_not_close_the_winning_gap():
 def test_repair_uses_the_second_reading_and_says_so():
     from service.pipeline import Recognition, repair, score_layout
 
-    row = ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5p", "5p", "6s", "7s"]
-    boxes = [[20 + 40 * i, 100, 56 + 40 * i, 148] for i in range(16)] + [[20 + 40 * 17, 100, 56 + 40 * 17, 148]]
-    classes = [TILE_CODES.index(c) for c in [*row, "9s"]]  # 9s does not complete 67s; 8s does
+    read = _row([*HAND_ROW, "9s"], [*range(16), 17])  # 9s does not complete 67s; 8s does
     alt = [TILE_CODES.index("1z")] * 16 + [TILE_CODES.index("8s")]
     confidence = np.full(17, 0.9, np.float32)
     confidence[16] = 0.5
-    detections = Detections(
-        np.array(boxes, np.float32),
-        confidence,
-        np.array(classes, np.int64),
-        np.array(alt, np.int64),
-        np.full(17, 0.4, np.float32),
-    )
+    detections = Detections(read.xyxy, confidence, read.class_id, np.array(alt, np.int64), np.full(17, 0.4, np.float32))
     recognition = Recognition(detections, group_tiles(detections), 0.0)
     assert "error" in score_layout(recognition.layout, {}, "taiwan")["score"]
     repaired = repair(recognition, {}, "taiwan")
