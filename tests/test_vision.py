@@ -414,7 +414,7 @@ def test_whole_table_photos_score_from_every_side(detector):
     """Whole-table renders, the winner on any side and the photo at any angle, read end to end.
 
     The second pass turns the winner's tiles level before reading them: without it, the boxes
-    of a tilted row overlap and tiles are lost (8 of these 20 were right before; 15 now).
+    of a tilted row overlap and tiles are lost (8 of these 20 were right before; 17 now).
     """
     from service.pipeline import recognise, repair, score_layout
 
@@ -423,13 +423,13 @@ def test_whole_table_photos_score_from_every_side(detector):
     for scene in itertools.islice(filter(_shows_whole_hand, scenes), 20):
         recognition = repair(recognise(detector, scene.image), {}, "taiwan")
         right += _same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
-    assert right >= 13  # 15 measured
+    assert right >= 15  # 17 measured
 
 
 def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
     """The same 20 whole tables letterboxed into 1280 × 720 frames: tiles 14–27 px, ~7–13 px at the
     model's 640. A first pass that sees fewer tiles than any winning hand looks again at 1280
-    (15 of 20 read right measured, 8 before)."""
+    (14 of 20 read right measured, 8 before)."""
     from service.pipeline import recognise, repair, score_layout
 
     right = 0
@@ -437,7 +437,7 @@ def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
         frame = _in_720p_frame(scene.image)
         recognition = repair(recognise(detector, frame), {}, "taiwan")
         right += _same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
-    assert right >= 13
+    assert right >= 12
 
 
 def test_a_hand_running_up_the_photo_is_read_level(detector):
@@ -523,6 +523,7 @@ def test_a_turned_view_maps_boxes_back_to_the_photo():
     assert np.allclose(view.to_photo(in_view, (300, width, 3)), [[10, 20, 30, 60]])
     assert np.allclose(view.scaled(2.0).to_photo(in_view * 2, (300, width, 3)), [[10, 20, 30, 60]])
     assert view.contains(np.array([[10, 20, 30, 60], [250, 20, 270, 60]], np.float32)).tolist() == [True, False]
+    assert view.degrees == pytest.approx(90) and view.scaled(2.0).degrees == pytest.approx(90)
 
 
 def test_the_table_lies_above_the_turned_row():

@@ -54,6 +54,11 @@ class View:
         border = (PAD_VALUE,) * 3
         return cv2.warpAffine(source, matrix, self.size, flags=cv2.INTER_LINEAR, borderValue=border)
 
+    @property
+    def degrees(self) -> float:
+        """How far the view is turned from the photo, in (−180, 180]."""
+        return float(np.degrees(np.arctan2(self.matrix[0, 1], self.matrix[0, 0])))
+
     def scaled(self, factor: float) -> View:
         """The same region, turned the same way, ``factor`` times finer."""
         size = (round(self.size[0] * factor), round(self.size[1] * factor))
@@ -142,10 +147,14 @@ def _reread_level(
     """Read the view's tiles again, level, from the finest pixels worth having.
 
     The view shrinks a 12 MP photo until tiles are ``TARGET_TILE_PX`` wide; the classifier reads
-    a flower's glyph better from the photo's own pixels, up to ``READ_TILE_PX`` a tile.
+    a flower's glyph better from the photo's own pixels, up to ``READ_TILE_PX`` a tile. A view
+    turned by no more than ``TILTED_DEGREES`` needs no turning for that: its boxes are cut from
+    the photo directly, as the first pass's are, which saves rendering a finer view every frame.
     """
     if detector.classifier is None or len(found) == 0:
         return found
+    if abs(view.degrees) <= TILTED_DEGREES:  # near level already: crop the photo itself, no finer render
+        return detector.reread(image, found.at(view.to_photo(found.xyxy, image.shape)), second_look).at(found.xyxy)
     widths = np.minimum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
     factor = min(1 / view.scale, READ_TILE_PX / max(float(np.median(widths)), 1.0))
     if factor <= 1.05:
