@@ -43,20 +43,23 @@ class ServerCamera:
         while not self._stop.is_set():
             try:
                 source = open_source(self.spec)
-                while not self._stop.is_set():
-                    frame = source.read()
-                    if frame is None:
-                        break
-                    recognition, result = self.scorer.process(frame)
-                    ok, jpeg = cv2.imencode(".jpg", annotator.annotate(frame, recognition.detections, recognition.layout))
-                    with self._changed:
-                        self._status = "running"
-                        if ok:
-                            self._jpeg = jpeg.tobytes()
-                        if result is not None:
-                            self._events.append(result)
-                        self._changed.notify_all()
-                source.close()
+                try:
+                    while not self._stop.is_set():
+                        frame = source.read()
+                        if frame is None:
+                            break
+                        recognition, result = self.scorer.process(frame)
+                        annotated = annotator.annotate(frame, recognition.detections, recognition.layout)
+                        ok, jpeg = cv2.imencode(".jpg", annotated)
+                        with self._changed:
+                            self._status = "running"
+                            if ok:
+                                self._jpeg = jpeg.tobytes()
+                            if result is not None:
+                                self._events.append(result)
+                            self._changed.notify_all()
+                finally:
+                    source.close()  # a camera that failed mid-stream is released before it is reopened
             except FrameError as error:
                 self._status = f"camera error: {error}; retrying"
                 log.warning("%s", self._status)
