@@ -15,6 +15,7 @@ BENCHMARKS = {
     "scoring": "bench.scoring_speed",
     "detector": "bench.detector_speed",
     "pipeline": "bench.pipeline_speed",
+    "accuracy": "bench.pipeline_accuracy",
     "service": "bench.service_load",
 }
 

@@ -41,6 +41,12 @@ class Scene:
     layout: dict = field(default_factory=dict)
     roles: list[tuple[str, int]] = field(default_factory=list)  # (role, meld group) per label
 
+    def shows_whole_hand(self) -> bool:
+        """Whether the photo shows every tile of the layout (the camera may cut off a flower)."""
+        layout = self.layout
+        laid = len(layout["concealed"]) + sum(len(m["tiles"]) for m in layout["melds"]) + len(layout["flowers"]) + 1
+        return sum(role != "background" for role, _ in self.roles) == laid
+
 
 def random_winning_layout(rng: random.Random) -> dict:
     """A plausible 17-tile winning hand: concealed tiles, melds, flowers and a winning tile."""

@@ -48,6 +48,28 @@ def match(truth: np.ndarray, predicted: Detections) -> list[tuple[int, int]]:
     return pairs
 
 
+def same_hand(found: dict, expected: dict) -> bool:
+    """Whether hand fields (concealed, melds, flowers, winning tile) match the layout laid out."""
+
+    def melds(fields: dict) -> list:
+        return sorted((m["kind"], tuple(sorted(m["tiles"]))) for m in fields["melds"])
+
+    return (
+        Counter(found["concealed"]) == Counter(expected["concealed"])
+        and found["winning_tile"] == expected["winning_tile"]
+        and sorted(found["flowers"]) == sorted(expected["flowers"])
+        and melds(found) == melds(expected)
+    )
+
+
+def in_frame(image: np.ndarray, width: int = 1280, height: int = 720) -> np.ndarray:
+    """The picture shrunk into a ``width`` × ``height`` frame, as a camera beside the table would see it."""
+    h, w = image.shape[:2]
+    gain = min(width / w, height / h)
+    small = cv2.resize(image, (round(w * gain), round(h * gain)), interpolation=cv2.INTER_AREA)
+    return cv2.copyMakeBorder(small, 0, height - small.shape[0], 0, width - small.shape[1], cv2.BORDER_REPLICATE)
+
+
 def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:
     """Area under the interpolated precision-recall curve (COCO-style 101 points)."""
     if len(recall) == 0:

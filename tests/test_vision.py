@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from taicam_datasets.layout import list_images, read_labels
-from taicam_datasets.scenes import render_scene
+from taicam_datasets.scenes import Scene, render_scene
 
+from models.evaluate import in_frame, same_hand
 from scoring.tiles import TILE_CODES
 from vision.detections import Detections
 from vision.detector import BUNDLED_MODEL, ModelError, ModelInfo, TileDetector, letterbox
@@ -100,23 +101,11 @@ def _truth_detections(scene) -> Detections:
     return Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.array([c for c, *_ in scene.labels], np.int64))
 
 
-def _same_hand(found: dict, expected: dict) -> bool:
-    def melds(fields: dict) -> list:
-        return sorted((m["kind"], tuple(sorted(m["tiles"]))) for m in fields["melds"])
-
-    return (
-        Counter(found["concealed"]) == Counter(expected["concealed"])
-        and found["winning_tile"] == expected["winning_tile"]
-        and sorted(found["flowers"]) == sorted(expected["flowers"])
-        and melds(found) == melds(expected)
-    )
-
-
 def test_grouping_recovers_synthetic_layouts():
     """Known layouts from the generator at many angles, with melds, kongs, flowers and discards."""
     seeds = range(60)
     right = sum(
-        _same_hand(group_tiles(_truth_detections(s)).hand_fields(), s.layout) for s in (render_scene(i, "table") for i in seeds)
+        same_hand(group_tiles(_truth_detections(s)).hand_fields(), s.layout) for s in (render_scene(i, "table") for i in seeds)
     )
     assert right / len(seeds) >= 0.85  # 57 of 60 when measured
 
@@ -218,7 +207,7 @@ def test_live_from_an_mjpeg_stream_that_goes_away(tmp_path):
 
     import cv2
 
-    jpeg = cv2.imencode(".jpg", _in_720p_frame(render_scene(3, "hand").image))[1].tobytes()
+    jpeg = cv2.imencode(".jpg", in_frame(render_scene(3, "hand").image))[1].tobytes()
 
     class Phone(BaseHTTPRequestHandler):
         streams = 0
@@ -252,7 +241,7 @@ def test_live_from_an_mjpeg_stream_that_goes_away(tmp_path):
     finally:
         server.shutdown()
     reports = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(reports) == 1 and _same_hand(reports[0]["hand"], render_scene(3, "hand").layout)
+    assert len(reports) == 1 and same_hand(reports[0]["hand"], render_scene(3, "hand").layout)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [f"taicam live: {url} stopped giving frames (disconnected?) after 3 retries"]
 
@@ -352,23 +341,6 @@ def test_live_voter_reports_each_stable_hand_once():
     assert [voter.update(hand_b, still) for _ in range(4)][-1] == hand_b
 
 
-def _shows_whole_hand(scene) -> bool:
-    """Whether the photo shows every tile of the layout (the camera may cut off a flower)."""
-    layout = scene.layout
-    laid = len(layout["concealed"]) + sum(len(m["tiles"]) for m in layout["melds"]) + len(layout["flowers"]) + 1
-    return sum(role != "background" for role, _ in scene.roles) == laid
-
-
-def _in_720p_frame(image: np.ndarray) -> np.ndarray:
-    """The picture shrunk into a 1280 × 720 frame, as a camera beside the table would see it."""
-    import cv2
-
-    h, w = image.shape[:2]
-    gain = min(1280 / w, 720 / h)
-    small = cv2.resize(image, (round(w * gain), round(h * gain)), interpolation=cv2.INTER_AREA)
-    return cv2.copyMakeBorder(small, 0, 720 - small.shape[0], 0, 1280 - small.shape[1], cv2.BORDER_REPLICATE)
-
-
 def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
     """Rendered snaps of winning hands, read by the bundled models end to end (no ground truth used).
 
@@ -380,10 +352,10 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
 
     right = 0
     scenes = (render_scene(seed, "hand") for seed in range(100))
-    for scene in itertools.islice(filter(_shows_whole_hand, scenes), 20):
+    for scene in itertools.islice(filter(Scene.shows_whole_hand, scenes), 20):
         recognition = repair(recognise(detector, scene.image), {"seat_wind": "E"}, "taiwan")
         result = score_layout(recognition.layout, {"seat_wind": "E"}, "taiwan")
-        if _same_hand(result["hand"], scene.layout):
+        if same_hand(result["hand"], scene.layout):
             truth = {**{k: scene.layout[k] for k in ("concealed", "melds", "flowers", "winning_tile")}, "seat_wind": "E"}
             expected, ok = score_hand_json(truth)
             assert ok and result["score"]["patterns"] == expected["patterns"]
@@ -399,14 +371,14 @@ def test_hand_snaps_turned_45_degrees_still_score(detector):
     from service.pipeline import recognise, repair, score_layout
 
     right = 0
-    for scene in itertools.islice(filter(_shows_whole_hand, (render_scene(seed, "hand") for seed in range(100))), 20):
+    for scene in itertools.islice(filter(Scene.shows_whole_hand, (render_scene(seed, "hand") for seed in range(100))), 20):
         h, w = scene.image.shape[:2]
         turn = cv2.getRotationMatrix2D((w / 2, h / 2), 45, 1.0)
         side = int((w + h) / np.sqrt(2))
         turn[:, 2] += (side - w) / 2, (side - h) / 2
         photo = cv2.warpAffine(scene.image, turn, (side, side), borderMode=cv2.BORDER_REPLICATE)
         recognition = repair(recognise(detector, photo), {}, "taiwan")
-        right += _same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
     assert right >= 15
 
 
@@ -420,9 +392,9 @@ def test_whole_table_photos_score_from_every_side(detector):
 
     scenes = (render_scene(seed, "table") for seed in range(100))
     right = 0
-    for scene in itertools.islice(filter(_shows_whole_hand, scenes), 20):
+    for scene in itertools.islice(filter(Scene.shows_whole_hand, scenes), 20):
         recognition = repair(recognise(detector, scene.image), {}, "taiwan")
-        right += _same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
     assert right >= 15  # 17 measured
 
 
@@ -433,10 +405,10 @@ def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
     from service.pipeline import recognise, repair, score_layout
 
     right = 0
-    for scene in itertools.islice(filter(_shows_whole_hand, (render_scene(seed, "table") for seed in range(100))), 20):
-        frame = _in_720p_frame(scene.image)
+    for scene in itertools.islice(filter(Scene.shows_whole_hand, (render_scene(seed, "table") for seed in range(100))), 20):
+        frame = in_frame(scene.image)
         recognition = repair(recognise(detector, frame), {}, "taiwan")
-        right += _same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
     assert right >= 12
 
 
@@ -467,15 +439,15 @@ def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
     scene = render_scene(8, "table")  # the winner sits across the table: the row runs upside down, tilted
     frame = cv2.resize(scene.image, (1280, 960), interpolation=cv2.INTER_AREA)[120:840]
     whole_frame = detector.reread(frame, detector.detect(frame))
-    assert not _same_hand(group_tiles(whole_frame).hand_fields(), scene.layout)  # how live read it before
+    assert not same_hand(group_tiles(whole_frame).hand_fields(), scene.layout)  # how live read it before
 
     scorer = LiveScorer(detector, {}, frames_needed=3)
     reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(6)]
     scored = [r for r in reports if r is not None]
-    assert len(scored) == 1 and _same_hand(scored[0]["hand"], scene.layout)
+    assert len(scored) == 1 and same_hand(scored[0]["hand"], scene.layout)
     # The camera is covered, then uncovered: the hand is found again at once.
     assert len(scorer.follower.detect(np.zeros_like(frame))) == 0
-    assert _same_hand(group_tiles(scorer.follower.detect(frame)).hand_fields(), scene.layout)
+    assert same_hand(group_tiles(scorer.follower.detect(frame)).hand_fields(), scene.layout)
 
 
 def test_live_reads_hand_views_from_the_hand_region_alone(detector):
@@ -488,12 +460,12 @@ def test_live_reads_hand_views_from_the_hand_region_alone(detector):
     from service.live import LiveScorer
 
     right = 0
-    for scene in itertools.islice(filter(_shows_whole_hand, (render_scene(seed, "hand") for seed in range(100))), 20):
-        frame = _in_720p_frame(scene.image)
+    for scene in itertools.islice(filter(Scene.shows_whole_hand, (render_scene(seed, "hand") for seed in range(100))), 20):
+        frame = in_frame(scene.image)
         scorer = LiveScorer(detector, {}, frames_needed=3)
         reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(5)]
         scored = [r for r in reports if r is not None]
-        right += len(scored) == 1 and _same_hand(scored[0]["hand"], scene.layout)
+        right += len(scored) == 1 and same_hand(scored[0]["hand"], scene.layout)
     assert right >= 19
 
 
