@@ -13,7 +13,7 @@ from taicam_datasets.layout import list_images, read_labels
 from tqdm import tqdm
 
 from scoring.tiles import TILE_CODES
-from vision.detections import Detections
+from vision.detections import Detections, areas, intersections
 from vision.detector import TileDetector
 
 IOU_MATCH = 0.5
@@ -23,14 +23,8 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise IoU of xyxy boxes ``a`` (n, 4) and ``b`` (m, 4)."""
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)), np.float32)
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    inter = intersections(a, b)
+    return inter / np.maximum(areas(a)[:, None] + areas(b)[None, :] - inter, 1e-9)
 
 
 def match(truth: np.ndarray, predicted: Detections) -> list[tuple[int, int]]:
