@@ -21,6 +21,7 @@ PAIRS_AND_TRIPLET = "pairs_and_triplet"  # 哩咕哩咕
 THIRTEEN_ORPHANS = "thirteen_orphans"  # 十三么
 SIXTEEN_UNRELATED = "sixteen_unrelated"  # 十六不搭
 FLOWER_WIN = "flower_win"  # 八仙過海, 七搶一
+SPECIAL_FORMS = (PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED)
 
 # Wait shapes of the group the winning tile completed.
 SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED = "single", "shanpon", "closed", "edge", "two_sided"
@@ -137,14 +138,40 @@ class Interpretation:
         return len(self.waits)
 
     def describe(self) -> list[dict]:
-        """The decomposition as JSON: each set and the pair, tiles in order."""
+        """The decomposition as JSON: each set and the pair, tiles in order.
+
+        It holds every tile of the hand, whatever the form, except for a flower win (八仙過海, 七搶一),
+        which needs no complete hand and lists only the declared melds. Special forms list what is left
+        after their sets and pair: 哩咕哩咕 its pairs (a kind held four times as two) and its triplet,
+        十三么 and 十六不搭 their unmatched tiles as singles.
+        """
         out = [
             {"kind": s.kind if not s.concealed_kong else "concealed_kong", "tiles": list(s.tiles), "melded": s.melded}
             for s in self.sets
         ]
         if self.pair is not None:
             out.append({"kind": "pair", "tiles": [PLAYING_TILES[self.pair]] * 2, "melded": False})
+        if self.form in SPECIAL_FORMS:
+            out.extend(self._special_form_groups())
         return out
+
+    def _special_form_groups(self) -> list[dict]:
+        """The tiles of a special form not in its sets or pair: pairs, one triplet, singles."""
+        left = list(self.counts)  # special forms have no melds, so these are the 17 tiles exactly
+        for s in self.sets:
+            for tile in s.tiles:
+                left[TILE_INDEX[tile]] -= 1
+        if self.pair is not None:
+            left[self.pair] -= 2
+        groups = []
+        for index, n in enumerate(left):
+            tile = PLAYING_TILES[index]
+            if n % 2:
+                kind, size = ("pung", 3) if n >= 3 else ("single", 1)
+                groups.append({"kind": kind, "tiles": [tile] * size, "melded": False})
+                n -= size
+            groups.extend({"kind": "pair", "tiles": [tile] * 2, "melded": False} for _ in range(n // 2))
+        return groups
 
     def winning_group_tiles(self) -> list[str]:
         if self.winning_group is None:
