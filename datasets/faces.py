@@ -21,12 +21,17 @@ from scoring.tiles import BACK, TILE_CODES
 
 FACE_W, FACE_H = 120, 160
 
-FONT_CANDIDATES = (
-    "/usr/share/fonts/truetype/arphic/ukai.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc",
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+# The fonts a tile set is drawn with: one per set, picked by the scene's seed. The list is fixed, not
+# "whatever is installed", so that one seed renders one scene on every machine: the end-to-end figures
+# of ``python -m bench accuracy`` and the floors in the tests were measured with all five. The Makefile
+# installs their Debian packages; a missing one is an error (FontsMissingError), never a quiet change
+# of scenes. Each entry: (font file, the Debian package that installs it).
+RENDER_FONTS: tuple[tuple[str, str], ...] = (
+    ("/usr/share/fonts/truetype/arphic/ukai.ttc", "fonts-arphic-ukai"),
+    ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", "fonts-noto-cjk"),
+    ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", "fonts-noto-cjk"),
+    ("/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc", "fonts-noto-cjk"),
+    ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "fonts-wqy-microhei"),
 )
 
 NUMERALS = "一二三四五六七八九"
@@ -41,21 +46,30 @@ BLACK = (25, 25, 30)
 
 
 class FontsMissingError(RuntimeError):
-    """No CJK font is installed, so 萬 and honour faces cannot be drawn."""
+    """A font of ``RENDER_FONTS`` is not installed, so scenes would not be the ones measured."""
 
 
-def available_fonts() -> list[str]:
-    """Installed CJK fonts; ``TAICAM_FONTS`` may name a folder of .ttf/.ttc/.otf files instead."""
+def render_fonts() -> tuple[str, ...]:
+    """The font files tile sets are drawn with: all of ``RENDER_FONTS``, each required.
+
+    ``TAICAM_FONTS`` may name a folder of .ttf/.ttc/.otf files to draw with instead (training on a
+    machine without the Debian fonts); scenes then differ from the measured ones.
+    """
     folder = os.environ.get("TAICAM_FONTS")
     if folder:
-        fonts = sorted(str(p) for p in Path(folder).iterdir() if p.suffix.lower() in (".ttf", ".ttc", ".otf"))
-    else:
-        fonts = [path for path in FONT_CANDIDATES if Path(path).exists()]
-    if not fonts:
+        fonts = tuple(sorted(str(p) for p in Path(folder).iterdir() if p.suffix.lower() in (".ttf", ".ttc", ".otf")))
+        if not fonts:
+            raise FontsMissingError(f"TAICAM_FONTS={folder} holds no .ttf, .ttc or .otf file")
+        return fonts
+    missing = [(path, package) for path, package in RENDER_FONTS if not Path(path).exists()]
+    if missing:
+        packages = " ".join(dict.fromkeys(package for _, package in missing))
         raise FontsMissingError(
-            "no CJK font found; install one with 'apt-get install fonts-arphic-ukai fonts-noto-cjk fonts-wqy-microhei'"
+            f"the tile renderer draws with {len(RENDER_FONTS)} fixed CJK fonts; missing: "
+            f"{', '.join(path for path, _ in missing)}. Install them with 'apt-get install {packages}'"
+            " (make test does), or set TAICAM_FONTS to a folder of fonts to draw with instead"
         )
-    return fonts
+    return tuple(path for path, _ in RENDER_FONTS)
 
 
 @functools.lru_cache(maxsize=64)
@@ -82,7 +96,7 @@ class FaceStyle:
         return cls(
             face_rgb=tuple(max(0, min(255, c + rng.randint(-12, 8))) for c in ivory),  # type: ignore[arg-type]
             back_rgb=back,
-            font=rng.choice(available_fonts()),
+            font=rng.choice(render_fonts()),
             hk_corners=rng.random() < 0.5,
             ink_jitter=rng.randint(0, 30),
             thickness=rng.uniform(0.35, 0.7),

@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
-from .faces import available_fonts
+from .faces import render_fonts
 from .layout import write_data_yaml
 from .scenes import render_scene
 
@@ -45,7 +45,7 @@ def synthesize(
     ``framing`` is ``random`` (training views), ``hand`` (a player's snap of the hand),
     ``table`` (the whole table) or ``mix``.
     """
-    available_fonts()  # fail before spawning workers if no CJK font is installed
+    render_fonts()  # fail before spawning workers if a font is missing
     out = out.resolve()
     for split in ("train", "val"):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
