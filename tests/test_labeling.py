@@ -16,7 +16,8 @@ from taicam_datasets.synth import synthesize
 from scoring.tiles import TILE_CODES
 from service.app import create_app
 from service.settings import Settings
-from tests.conftest import REAL_VAL, FakeDetector
+from tests.conftest import REAL_VAL
+from tests.fakes import FakeDetector
 
 
 def jpeg(seed: int, size=(320, 240)) -> bytes:
