@@ -8,6 +8,8 @@ tiles for the same seeds and read one whole table fewer.
 from __future__ import annotations
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 from taicam_datasets import faces
@@ -55,3 +57,10 @@ def test_taicam_fonts_names_a_folder_to_draw_with_instead(monkeypatch, tmp_path)
     (tmp_path / "empty").mkdir()
     with pytest.raises(FontsMissingError, match=r"no \.ttf"):
         render_fonts()
+
+
+def test_make_test_installs_the_package_of_every_listed_font():
+    makefile = (Path(__file__).resolve().parents[1] / "Makefile").read_text(encoding="utf-8")
+    installed = re.search(r"^FONT_PACKAGES := (.+)$", makefile, re.M)
+    assert installed, "the Makefile names the font packages in FONT_PACKAGES"
+    assert {package for _, package in faces.RENDER_FONTS} <= set(installed.group(1).split())
