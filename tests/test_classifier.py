@@ -145,12 +145,14 @@ def _crop_accuracy(classifier: TileClassifier, root: Path, limit: int) -> tuple[
     return right / total, detector_right / total
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
 def test_classifier_reads_held_out_real_photos_better_than_the_detector_alone():
     accuracy, detector_accuracy = _crop_accuracy(TileClassifier(), REAL_VAL, 40)
     assert accuracy > detector_accuracy
 
 
+@pytest.mark.slow
 def test_classifier_tells_plum_from_chrysanthemum_on_rendered_hands(detector):
     """梅 (5f) and 菊 (7f) differ only in the glyph and numeral.
 
@@ -169,6 +171,7 @@ def test_classifier_tells_plum_from_chrysanthemum_on_rendered_hands(detector):
     assert total >= 10 and right / total >= 0.9
 
 
+@pytest.mark.slow
 def test_one_epoch_classifier_trains_exports_and_loads(tmp_path):
     pytest.importorskip("torch", reason="the 'train' extra is not installed")
     from taicam_datasets.synth import synthesize
@@ -193,6 +196,7 @@ def _recall(scene, image: np.ndarray, found: Detections, own_only: bool) -> floa
     return len(match(truth, found)) / len(truth)
 
 
+@pytest.mark.slow
 def test_second_pass_finds_the_small_tiles_of_12_mp_photos(detector):
     """Whole-table renders upscaled to 4000 × 3000, where the far tiles shrink to ~15 px at 640."""
     from vision.photo import detect_photo

@@ -45,6 +45,7 @@ def test_synth_writes_a_yolo_layout(tmp_path):
     assert read_labels(tmp_path / "synth" / "labels" / "train" / f"{images[0].stem}.txt")
 
 
+@pytest.mark.slow
 def test_one_epoch_train_and_export_loads_in_onnxruntime(tmp_path):
     pytest.importorskip("ultralytics", reason="the 'train' extra is not installed")
     from models.train import TrainConfig, train

@@ -123,6 +123,7 @@ def test_api_rejects_paths_outside_the_data_folder_and_bad_uploads(tmp_path):
         assert client.post("/v1/label/prelabel").json() == {"prelabeled": 1}
 
 
+@pytest.mark.slow
 def test_export_trains_one_epoch(tmp_path, store):
     pytest.importorskip("ultralytics", reason="the 'train' extra is not installed")
     from models.train import TrainConfig, train

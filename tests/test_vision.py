@@ -57,6 +57,7 @@ def detector() -> TileDetector:
     return TileDetector(BUNDLED_MODEL)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
 def test_bundled_model_reads_real_val_photos(detector):
     images = list_images(REAL_VAL / "images" / "val")[:12]
@@ -101,6 +102,7 @@ def _truth_detections(scene) -> Detections:
     return Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.array([c for c, *_ in scene.labels], np.int64))
 
 
+@pytest.mark.slow
 def test_grouping_recovers_synthetic_layouts():
     """Known layouts from the generator at many angles, with melds, kongs, flowers and discards."""
     seeds = range(60)
@@ -199,6 +201,7 @@ def test_live_on_a_camera_that_is_not_there_says_so_plainly():
     assert done.stderr.strip().splitlines() == ["taicam live: cannot open camera 99"]
 
 
+@pytest.mark.slow
 def test_live_from_an_mjpeg_stream_that_goes_away(tmp_path):
     """``taicam live --url`` on a real HTTP MJPEG stream on loopback, as phone camera apps serve it:
     the hand is reported once, and when the phone goes away the command says so and exits."""
@@ -341,6 +344,7 @@ def test_live_voter_reports_each_stable_hand_once():
     assert [voter.update(hand_b, still) for _ in range(4)][-1] == hand_b
 
 
+@pytest.mark.slow
 def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
     """Rendered snaps of winning hands, read by the bundled models end to end (no ground truth used).
 
@@ -363,6 +367,7 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
     assert right >= 18
 
 
+@pytest.mark.slow
 def test_hand_snaps_turned_45_degrees_still_score(detector):
     """The phone held at an angle: the same 20 hand snaps turned by 45° (17 right when measured; 0
     before the second pass turned the row level)."""
@@ -382,6 +387,7 @@ def test_hand_snaps_turned_45_degrees_still_score(detector):
     assert right >= 15
 
 
+@pytest.mark.slow
 def test_whole_table_photos_score_from_every_side(detector):
     """Whole-table renders, the winner on any side and the photo at any angle, read end to end.
 
@@ -398,6 +404,7 @@ def test_whole_table_photos_score_from_every_side(detector):
     assert right >= 15  # 17 measured
 
 
+@pytest.mark.slow
 def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
     """The same 20 whole tables letterboxed into 1280 × 720 frames: tiles 14–27 px, ~7–13 px at the
     model's 640. A first pass that sees fewer tiles than any winning hand looks again at 1280
@@ -430,6 +437,7 @@ def test_a_hand_running_up_the_photo_is_read_level(detector):
     assert own_found(detect_photo(detector, scene.image, second_pass=False)) <= len(own) - 3
 
 
+@pytest.mark.slow
 def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
     """A 1280 × 720 camera beside the table: the winner's row lies at an angle, its tiles ~27 px."""
     import cv2
@@ -450,6 +458,7 @@ def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
     assert same_hand(group_tiles(scorer.follower.detect(frame)).hand_fields(), scene.layout)
 
 
+@pytest.mark.slow
 def test_live_reads_hand_views_from_the_hand_region_alone(detector):
     """Hand snaps letterboxed into 1280 × 720 frames: the first 20 whole hands, live, end to end.
 
