@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
+import typing
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .errors import TaicamError
 from .tiles import FLOWERS, PLAYING_TILES, TILE_INDEX, WIND_LETTERS, chinese_name
 
 MELD_KINDS = ("chow", "pung", "kong", "concealed_kong")
-FLOWER_WINS = (None, "eight", "seven_rob_one")
 HAND_TILES = 17
 
 
-class HandError(ValueError):
+class HandError(TaicamError):
     """A hand that cannot be scored. ``code`` is stable; ``message`` speaks to a player."""
-
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details or {}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
 
 
 @dataclass(frozen=True)
@@ -51,28 +43,43 @@ class Settlement:
     dealer_seat: str | None = None
 
 
+def _situation(default: Any, help: str, choices: tuple[str, ...] = (), flag: str = "") -> Any:
+    """A ``WinContext`` field with what every edge needs: ``help`` names the pattern in Chinese,
+    ``choices`` limit a text value, ``flag`` is a short command-line alias."""
+    return field(default=default, metadata={"help": help, "choices": choices, "flag": flag})
+
+
 @dataclass(frozen=True)
 class WinContext:
-    """What the photo cannot show: how and where the hand was won."""
+    """What the photo cannot show: how and where the hand was won.
 
-    self_drawn: bool = False
-    seat_wind: str = "E"
-    round_wind: str = "E"
-    dealer: bool = False
-    dealer_streak: int = 0
-    last_tile: bool = False
-    kong_replacement: bool = False
-    flower_replacement: bool = False
-    robbing_kong: bool = False
-    declared_ready: bool = False
-    heavenly: bool = False
-    earthly: bool = False
-    human: bool = False
-    heavenly_ready: bool = False
-    earthly_ready: bool = False
-    flower_win: str | None = None
-    consecutive_kongs: int = 0
-    own_discards: int | None = None
+    The one list of situational facts. The hand JSON, the HTTP form and WebSocket query, and
+    the command-line flags are all generated from these fields: a new situational win is one
+    field here plus its pattern check.
+    """
+
+    self_drawn: bool = _situation(False, "won by self-draw (自摸)")
+    seat_wind: str = _situation("E", "seat wind (門風), default E", WIND_LETTERS, "--seat")
+    round_wind: str = _situation("E", "round wind (圈風), default E", WIND_LETTERS, "--round")
+    dealer: bool = _situation(False, "the winner is the dealer (莊)")
+    dealer_streak: int = _situation(0, "dealer streak N (連N拉N)", flag="--streak")
+    last_tile: bool = _situation(False, "won on the last tile (海底撈月/海底撈魚)")
+    kong_replacement: bool = _situation(False, "self-drawn on a kong replacement (槓上開花)")
+    flower_replacement: bool = _situation(False, "self-drawn on a flower replacement (花上開花)")
+    robbing_kong: bool = _situation(False, "won by robbing a kong (搶槓)")
+    declared_ready: bool = _situation(False, "had declared ready (報聽)")
+    heavenly: bool = _situation(False, "天胡: the dealer's dealt hand is complete")
+    earthly: bool = _situation(False, "地胡: a non-dealer self-draws on the first draw")
+    human: bool = _situation(False, "人胡: a non-dealer wins on a discard in the first go-round")
+    heavenly_ready: bool = _situation(False, "天聽: the dealer is ready from the first discard")
+    earthly_ready: bool = _situation(False, "地聽: ready within the first go-round")
+    flower_win: str | None = _situation(None, "八仙過海 (eight) or 七搶一 (seven_rob_one)", ("eight", "seven_rob_one"))
+    consecutive_kongs: int = _situation(0, "kongs declared in a row before a self-drawn win (槓上槓)")
+    own_discards: int | None = _situation(None, "own discards before the win (三子內/七子內/十子內)")
+
+
+CONTEXT_TYPES: dict[str, Any] = typing.get_type_hints(WinContext)
+CONTEXT_FIELDS = tuple(fields(WinContext))
 
 
 @dataclass(frozen=True)
@@ -98,14 +105,10 @@ class Hand:
         return tiles
 
 
-_CONTEXT_BOOLS = (
-    "self_drawn", "dealer", "last_tile", "kong_replacement", "flower_replacement", "robbing_kong",
-    "declared_ready", "heavenly", "earthly", "human", "heavenly_ready", "earthly_ready",
-)  # fmt: skip
 _HAND_KEYS = {"preset", "concealed", "melds", "flowers", "winning_tile", "options", "settlement"}
-_CONTEXT_KEYS = set(_CONTEXT_BOOLS) | {
-    "seat_wind", "round_wind", "dealer_streak", "flower_win", "consecutive_kongs", "own_discards",
-}  # fmt: skip
+CONTEXT_KEYS = tuple(f.name for f in CONTEXT_FIELDS)
+# What every edge (form, query, flags) passes on to the hand JSON besides the tiles.
+SITUATION_KEYS = (*CONTEXT_KEYS, "options", "settlement")
 
 
 def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> str:
@@ -126,7 +129,7 @@ def parse_hand(data: Any) -> Hand:
     """Build a ``Hand`` from the hand JSON, or raise ``HandError`` saying what is wrong."""
     if not isinstance(data, dict):
         raise HandError("bad_field", "a hand must be a JSON object")
-    unknown = set(data) - _HAND_KEYS - _CONTEXT_KEYS
+    unknown = set(data) - _HAND_KEYS - set(CONTEXT_KEYS)
     if unknown:
         raise HandError("bad_field", f"unknown field(s): {', '.join(sorted(unknown))}")
     for key in ("concealed", "winning_tile"):
@@ -185,26 +188,27 @@ def _parse_meld(raw: Any, index: int) -> Meld:
     return Meld(kind, codes)
 
 
-def _parse_context(data: dict) -> WinContext:
-    values: dict[str, Any] = {}
-    for key in _CONTEXT_BOOLS:
-        value = data.get(key, False)
+def _context_value(data: dict, spec: Any) -> Any:
+    """One ``WinContext`` field from the hand JSON, checked against its declared type and choices."""
+    key, kind, choices = spec.name, CONTEXT_TYPES[spec.name], spec.metadata["choices"]
+    value = data.get(key, spec.default)
+    optional = type(None) in typing.get_args(kind)
+    if value is None and optional:
+        return None
+    if choices:
+        if value not in choices:
+            allowed = ", ".join(choices) if not optional else "null, " + ", ".join(f'"{c}"' for c in choices)
+            raise HandError("bad_field", f"'{key}' must be one of {allowed}, got {value!r}")
+        return value
+    if kind is bool:
         if not isinstance(value, bool):
             raise HandError("bad_field", f"'{key}' must be true or false, got {value!r}")
-        values[key] = value
-    for key in ("seat_wind", "round_wind"):
-        value = data.get(key, "E")
-        if value not in WIND_LETTERS:
-            raise HandError("bad_field", f"'{key}' must be one of E, S, W, N, got {value!r}")
-        values[key] = value
-    values["dealer_streak"] = _int(data, "dealer_streak", 0)
-    values["consecutive_kongs"] = _int(data, "consecutive_kongs", 0)
-    own = data.get("own_discards")
-    values["own_discards"] = None if own is None else _int(data, "own_discards", 0)
-    if data.get("flower_win") not in FLOWER_WINS:
-        raise HandError("bad_field", f'\'flower_win\' must be null, "eight" or "seven_rob_one", got {data.get("flower_win")!r}')
-    values["flower_win"] = data.get("flower_win")
-    context = WinContext(**values)
+        return value
+    return _int(data, key, spec.default)
+
+
+def _parse_context(data: dict) -> WinContext:
+    context = WinContext(**{spec.name: _context_value(data, spec) for spec in CONTEXT_FIELDS})
     if context.robbing_kong and context.self_drawn:
         raise HandError("bad_context", "robbing a kong wins on another player's tile, so self_drawn must be false")
     if context.heavenly and not context.dealer:

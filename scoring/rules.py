@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .errors import ErrorCode, TaicamError
 from .hand import HandError
 from .patterns import CHECK_SPECS, Params
 
@@ -26,8 +27,11 @@ _OPTION_KEYS = {"default", "meaning"}
 _CHICKEN_KEYS = {"id", "name", "tai", "ignore", "drops"}
 
 
-class RulesError(ValueError):
+class RulesError(TaicamError):
     """A preset file that does not describe a valid preset."""
+
+    def __init__(self, message: str):
+        super().__init__(ErrorCode.BAD_PRESET, message)
 
 
 @dataclass(frozen=True)

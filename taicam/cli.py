@@ -6,7 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import typing
 from pathlib import Path
+from typing import Any
+
+MAX_PORT = 65535
 
 
 def _cmd_data_synth(args: argparse.Namespace) -> int:
@@ -150,10 +154,9 @@ def _parse_meld_text(text: str) -> dict:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    from scoring.rules import load_presets
+    from scoring.rules import get_preset, load_presets
 
-    presets = load_presets()
-    chosen = [presets[args.preset]] if args.preset else list(presets.values())
+    chosen = [get_preset(args.preset)] if args.preset else list(load_presets().values())
     if args.json:
         _print_json([p.to_json() for p in chosen])
         return 0
@@ -227,42 +230,46 @@ def _cmd_detect(args: argparse.Namespace) -> int:
 
 
 def _context_from_args(args: argparse.Namespace) -> dict:
-    context = {
-        "self_drawn": args.self_drawn,
-        "seat_wind": args.seat,
-        "round_wind": args.round,
-        "dealer": args.dealer,
-        "dealer_streak": args.streak,
-    }
-    for flag in ("last_tile", "kong_replacement", "flower_replacement", "robbing_kong", "declared_ready"):
-        if getattr(args, flag):
-            context[flag] = True
+    """The hand-JSON keys the flags of ``add_context_flags`` give, checked against the preset now,
+    so a bad option or preset is one line before any model loads."""
+    from scoring.hand import CONTEXT_FIELDS
+    from scoring.rules import get_preset
+
+    context: dict[str, Any] = {}
+    for spec in CONTEXT_FIELDS:
+        value = getattr(args, spec.name)
+        if value is not None:
+            context[spec.name] = value
+    options = dict(args.option or [])
+    if options:
+        context["options"] = options
+    get_preset(args.preset).resolve_options(options)
     if args.base is not None:
         context["settlement"] = {"base": args.base, "per_tai": args.per_tai, "discarder_seat": args.discarder}
     return context
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
+    from scoring.errors import TaicamError
     from service.pipeline import recognise, repair, score_layout
     from vision.annotate import Annotator
     from vision.detector import ModelError
     from vision.frames import FrameError, read_image
 
+    context = _context_from_args(args)
+    corrections = dict(args.fix or [])
     try:
         detector = _detector(args)
         image = read_image(args.photo)
-        corrections = {}
-        for fix in args.fix or []:
-            index, _, code = fix.partition("=")
-            corrections[int(index)] = code
-        context = _context_from_args(args)
         recognition = recognise(detector, image, conf=args.conf, corrections=corrections)
         recognition = repair(recognition, context, args.preset, frozenset(corrections))
         winning = args.winning
         override = int(winning) if winning and winning.isdigit() else winning
         result = score_layout(recognition.layout, context, args.preset, override)
-    except (FileNotFoundError, ModelError, FrameError, ValueError) as error:
-        if args.json:
+    except TaicamError:
+        raise  # main() reports it with its own code
+    except (FileNotFoundError, ModelError, FrameError, ValueError) as error:  # ValueError: a --fix or --winning
+        if args.json:  # that does not fit the detections
             _print_json({"error": {"code": "bad_input", "message": str(error)}})
         else:
             print(f"taicam score: {error}", file=sys.stderr)
@@ -302,15 +309,17 @@ def _print_score(result: dict) -> None:
 
 def _cmd_live(args: argparse.Namespace) -> int:
     from service.live import LiveScorer
+    from vision.detector import ModelError
     from vision.frames import FrameError, frames, open_source
 
+    context = _context_from_args(args)
     try:
         detector = _detector(args)
         source = open_source(args.camera if args.camera is not None else (args.url or args.video))
-    except (FileNotFoundError, FrameError, ValueError) as error:
+    except (FileNotFoundError, ModelError, FrameError) as error:
         print(f"taicam live: {error}", file=sys.stderr)
         return 2
-    scorer = LiveScorer(detector, _context_from_args(args), args.preset, args.conf, args.stable)
+    scorer = LiveScorer(detector, context, args.preset, args.conf, args.stable)
     window = _window_available()
     count = 0
     try:
@@ -453,22 +462,31 @@ def _cmd_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_context_flags(parser: argparse.ArgumentParser) -> None:
+def add_context_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per ``WinContext`` field, generated from the dataclass, plus preset, options and payments."""
+    from scoring.hand import CONTEXT_FIELDS, CONTEXT_TYPES
+
     parser.add_argument("--preset", default="taiwan", help="rule preset: taiwan, app, hk or a house preset")
-    parser.add_argument("--self-drawn", action="store_true", help="won by self-draw (自摸)")
-    parser.add_argument("--seat", default="E", choices="ESWN", help="seat wind (門風), default E")
-    parser.add_argument("--round", default="E", choices="ESWN", help="round wind (圈風), default E")
-    parser.add_argument("--dealer", action="store_true", help="the winner is the dealer (莊)")
-    parser.add_argument("--streak", type=int, default=0, help="dealer streak N (連N)")
-    parser.add_argument("--last-tile", action="store_true", help="won on the last tile (海底)")
-    parser.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement draw")
-    parser.add_argument("--flower-replacement", action="store_true", help="won on a flower replacement draw")
-    parser.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (搶槓)")
-    parser.add_argument("--declared-ready", action="store_true", help="had declared ready (報聽)")
-    parser.add_argument("--base", type=float, help="底: enables payments")
-    parser.add_argument("--per-tai", type=float, default=0, help="amount per 台")
+    for spec in CONTEXT_FIELDS:
+        names = [f"--{spec.name.replace('_', '-')}", *([spec.metadata["flag"]] if spec.metadata["flag"] else [])]
+        common: dict[str, Any] = {"dest": spec.name, "help": spec.metadata["help"]}
+        if CONTEXT_TYPES[spec.name] is bool:
+            parser.add_argument(*names, action="store_true", **common)
+        elif spec.metadata["choices"]:
+            parser.add_argument(*names, choices=spec.metadata["choices"], default=spec.default, **common)
+        else:
+            parser.add_argument(*names, type=_whole_number, default=spec.default, metavar="N", **common)
+    parser.add_argument(
+        "--option", action="append", type=_option, metavar="NAME=VALUE",
+        help="change a preset option for this hand, e.g. zimo_tai=1 (repeatable; 'taicam rules' lists them)",
+    )  # fmt: skip
+    parser.add_argument("--base", type=_amount, help="底: enables payments")
+    parser.add_argument("--per-tai", type=_amount, default=0, help="amount per 台")
     parser.add_argument("--discarder", choices="ESWN", help="seat that discarded the winning tile")
-    parser.add_argument("--conf", type=float, default=0.25, help="detection confidence threshold")
+
+
+def _add_photo_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--conf", type=_fraction, default=0.25, help="detection confidence threshold")
     _add_model_flags(parser)
 
 
@@ -478,8 +496,77 @@ def _add_model_flags(parser: argparse.ArgumentParser, model_help: str = "ONNX de
     parser.add_argument("--no-classifier", action="store_true", help="keep the detector's own tile codes")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments get one line (and exit code 2), not the usage block."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def _number(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{text!r} is below {low}")
+    return value
+
+
+def _whole_number(text: str) -> int:
+    return _number(text, 0)
+
+
+def _positive_number(text: str) -> int:
+    return _number(text, 1)
+
+
+def _port(text: str) -> int:
+    value = _positive_number(text)
+    if value > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1–{MAX_PORT})")
+    return value
+
+
+def _amount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is below 0")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _amount(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
+
+
+def _option(text: str) -> tuple[str, Any]:
+    """``NAME=VALUE``; the value is read as JSON (true, 2), else kept as text."""
+    name, equals, raw = text.partition("=")
+    if not name or not equals:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE, e.g. zimo_tai=1")
+    try:
+        return name, json.loads(raw)
+    except json.JSONDecodeError:
+        return name, raw
+
+
+def _correction(text: str) -> tuple[int, str]:
+    from scoring.tiles import TILE_CODES
+
+    index, equals, code = text.partition("=")
+    if not equals or not index.isdigit() or code not in TILE_CODES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not DETECTION_ID=TILE_CODE, e.g. 3=5p")
+    return int(index), code
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="taicam",
         description="Score Taiwan 16-tile mahjong hands from photos, cameras or hand descriptions.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -511,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="serve the web app and HTTP API (the main job)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address; 0.0.0.0 opens the LAN and requires a token")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=_port, default=8000)
     serve.add_argument("--camera", help="server camera for live view: an index, a stream URL or a video file")
     serve.add_argument("--https", action="store_true", help="serve HTTPS with a self-signed certificate (phone camera)")
     serve.add_argument("--token", help="access token for LAN mode (default: generated)")
@@ -523,7 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--data", required=True, help="the labeling data folder (created if missing)")
     label.add_argument("--import", dest="import_from", nargs="*", help="folders of photos or YOLO datasets to import first")
     label.add_argument("--export", metavar="OUT", help="export a YOLO + COCO dataset to OUT and exit")
-    label.add_argument("--val-fraction", type=float, default=0.15, help="share of capture sessions for val (default 0.15)")
+    label.add_argument("--val-fraction", type=_fraction, default=0.15, help="share of capture sessions for val (default 0.15)")
     label.add_argument("--checked-only", action="store_true", help="export only images marked checked")
     label.add_argument("--no-serve", action="store_true", help="import and exit")
     label.add_argument("--host", default="127.0.0.1")
@@ -534,15 +621,16 @@ def build_parser() -> argparse.ArgumentParser:
     detect = commands.add_parser("detect", help="detect tiles in images")
     detect.add_argument("images", nargs="+", help="image files")
     detect.add_argument("--json", action="store_true", help="one JSON object per image per line")
-    detect.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
+    detect.add_argument("--conf", type=_fraction, default=0.25, help="confidence threshold (default 0.25)")
     _add_model_flags(detect)
     detect.set_defaults(handler=_cmd_detect)
 
     score = commands.add_parser("score", help="score a photo of a winning hand")
     score.add_argument("photo", help="photo of the table")
-    _add_context_flags(score)
+    add_context_flags(score)
+    _add_photo_flags(score)
     score.add_argument("--winning", help="the winning tile: a code in the hand row or a detection id")
-    score.add_argument("--fix", nargs="*", metavar="ID=CODE", help="correct detections, e.g. 3=5p")
+    score.add_argument("--fix", nargs="*", type=_correction, metavar="ID=CODE", help="correct detections, e.g. 3=5p")
     score.add_argument("--annotate", metavar="OUT.jpg", help="write the photo with boxes and groups")
     score.add_argument("--json", action="store_true", help="print the contract JSON")
     score.set_defaults(handler=_cmd_score)
@@ -552,9 +640,10 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--camera", help="USB camera index, e.g. 0")
     source.add_argument("--url", help="RTSP or HTTP MJPEG stream URL")
     source.add_argument("--video", help="video file")
-    _add_context_flags(live)
-    live.add_argument("--stable", type=int, default=5, help="frames a hand must hold still (default 5)")
-    live.add_argument("--max-frames", type=int, default=0, help="stop after this many frames")
+    add_context_flags(live)
+    _add_photo_flags(live)
+    live.add_argument("--stable", type=_positive_number, default=5, help="frames a hand must hold still (default 5)")
+    live.add_argument("--max-frames", type=_whole_number, default=0, help="stop after this many frames")
     live.add_argument("--json", action="store_true", help="print stable hands as JSON")
     live.add_argument("--quiet", action="store_true", help="no running status line")
     live.set_defaults(handler=_cmd_live)
@@ -568,9 +657,9 @@ def build_parser() -> argparse.ArgumentParser:
     data_commands = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     synth = data_commands.add_parser("synth", help="render synthetic table scenes with YOLO labels")
     synth.add_argument("--out", required=True, help="output folder (YOLO layout)")
-    synth.add_argument("--n", type=int, default=1000, help="number of scenes (default 1000)")
+    synth.add_argument("--n", type=_positive_number, default=1000, help="number of scenes (default 1000)")
     synth.add_argument("--seed", type=int, default=1, help="seed; the same seed gives the same scenes")
-    synth.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    synth.add_argument("--workers", type=_positive_number, default=None, help="processes (default: all cores)")
     synth.add_argument(
         "--framing", default="random", choices=["random", "hand", "table", "mix"], help="camera framing (default random)"
     )
@@ -580,14 +669,14 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--data", nargs="+", required=True, help="YOLO-layout folders to train on (images/train)")
     train.add_argument("--val", nargs="+", help="YOLO-layout folders to validate on (images/val; default --data)")
     train.add_argument("--out", default="runs/train", help="work folder; the ONNX lands here")
-    train.add_argument("--epochs", type=int, default=50)
-    train.add_argument("--imgsz", type=int, default=640)
+    train.add_argument("--epochs", type=_positive_number, default=50)
+    train.add_argument("--imgsz", type=_positive_number, default=640)
     train.add_argument("--device", default="cpu", help="'cpu' or a CUDA index such as 0")
     train.add_argument(
         "--arch", default="yolo11n.yaml", help="model definition (.yaml, from scratch) or weights (.pt) to fine-tune"
     )
-    train.add_argument("--batch", type=int, default=16)
-    train.add_argument("--workers", type=int, default=2)
+    train.add_argument("--batch", type=_positive_number, default=16)
+    train.add_argument("--workers", type=_whole_number, default=2)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--hours", type=float, default=None, help="wall-clock budget in hours (overrides --epochs)")
     train.add_argument("--cache", action="store_true", help="cache decoded images in RAM")
@@ -600,8 +689,8 @@ def build_parser() -> argparse.ArgumentParser:
     classifier.add_argument("--data", nargs="+", required=True, help="YOLO-layout folders to train on (images/train)")
     classifier.add_argument("--val", nargs="+", help="YOLO-layout folders to validate on (images/val; default --data)")
     classifier.add_argument("--out", default="runs/classifier", help="work folder; the ONNX lands here")
-    classifier.add_argument("--epochs", type=int, default=24)
-    classifier.add_argument("--copies", type=int, default=1, help="jittered crops per labeled box (default 1)")
+    classifier.add_argument("--epochs", type=_positive_number, default=24)
+    classifier.add_argument("--copies", type=_positive_number, default=1, help="jittered crops per labeled box (default 1)")
     classifier.add_argument("--seed", type=int, default=0)
     classifier.set_defaults(handler=_cmd_train_classifier)
 
@@ -609,15 +698,24 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--data", required=True, help="YOLO-layout folder")
     evaluate.add_argument("--split", default="val", help="images/<split> to use (default val)")
     _add_model_flags(evaluate)
-    evaluate.add_argument("--conf", type=float, default=0.25, help="confidence threshold for recall/precision")
+    evaluate.add_argument("--conf", type=_fraction, default=0.25, help="confidence threshold for recall/precision")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object")
     evaluate.set_defaults(handler=_cmd_eval)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    from scoring.errors import TaicamError
+
     args = build_parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except TaicamError as error:  # a bad preset, option or hand named on the command line
+        if getattr(args, "json", False):
+            _print_json(error.to_json())
+        else:
+            print(f"taicam {args.command}: {error.message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
