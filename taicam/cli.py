@@ -704,6 +704,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def subcommands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, argparse.ArgumentParser]:
+    """Every leaf command by its full name ('score', 'data synth'), for help and tests."""
+    found: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found |= subcommands(sub, f"{prefix}{name} ") or {f"{prefix}{name}": sub}
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     from scoring.errors import TaicamError
 
