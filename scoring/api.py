@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .errors import ErrorCode
 from .evaluate import score, wait_set
 from .hand import HandError, parse_hand
 from .rules import get_preset
@@ -33,12 +34,12 @@ def waits_json(data: Any) -> dict[str, Any]:
     ``data`` is a hand JSON without ``winning_tile``. Raises ``HandError``.
     """
     if not isinstance(data, dict):
-        raise HandError("bad_field", "a hand must be a JSON object")
+        raise HandError(ErrorCode.BAD_FIELD, "a hand must be a JSON object")
     if "winning_tile" in data:
-        raise HandError("bad_field", "leave out 'winning_tile': the waits are what could win")
+        raise HandError(ErrorCode.BAD_FIELD, "leave out 'winning_tile': the waits are what could win")
     concealed = data.get("concealed")
     if not isinstance(concealed, list) or not concealed:
-        raise HandError("bad_field", "'concealed' must list the tiles in hand")
+        raise HandError(ErrorCode.BAD_FIELD, "'concealed' must list the tiles in hand")
     # Parse with a stand-in winning tile to reuse every check; then score each real wait.
     held = [t for t in concealed if isinstance(t, str)]
     for meld in data.get("melds") or []:

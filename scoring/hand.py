@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from .errors import TaicamError
+from .errors import ErrorCode, TaicamError
 from .tiles import FLOWERS, PLAYING_TILES, TILE_INDEX, WIND_LETTERS, chinese_name
 
 MELD_KINDS = ("chow", "pung", "kong", "concealed_kong")
@@ -114,50 +114,50 @@ SITUATION_KEYS = (*CONTEXT_KEYS, "options", "settlement")
 def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> str:
     if not isinstance(value, str) or value not in allowed:
         kind = "flower (1f–8f)" if allowed is FLOWERS else "tile (1m–9m, 1p–9p, 1s–9s, 1z–7z)"
-        raise HandError("bad_tile", f"{where}: {value!r} is not a {kind}", {"tile": value})
+        raise HandError(ErrorCode.BAD_TILE, f"{where}: {value!r} is not a {kind}", {"tile": value})
     return value
 
 
 def _int(data: dict, key: str, default: int, low: int = 0) -> int:
     value = data.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise HandError("bad_field", f"'{key}' must be a whole number ≥ {low}, got {value!r}")
+        raise HandError(ErrorCode.BAD_FIELD, f"'{key}' must be a whole number ≥ {low}, got {value!r}")
     return value
 
 
 def parse_hand(data: Any) -> Hand:
     """Build a ``Hand`` from the hand JSON, or raise ``HandError`` saying what is wrong."""
     if not isinstance(data, dict):
-        raise HandError("bad_field", "a hand must be a JSON object")
+        raise HandError(ErrorCode.BAD_FIELD, "a hand must be a JSON object")
     unknown = set(data) - _HAND_KEYS - set(CONTEXT_KEYS)
     if unknown:
-        raise HandError("bad_field", f"unknown field(s): {', '.join(sorted(unknown))}")
+        raise HandError(ErrorCode.BAD_FIELD, f"unknown field(s): {', '.join(sorted(unknown))}")
     for key in ("concealed", "winning_tile"):
         if key not in data:
-            raise HandError("bad_field", f"missing field '{key}'")
+            raise HandError(ErrorCode.BAD_FIELD, f"missing field '{key}'")
     if not isinstance(data["concealed"], list):
-        raise HandError("bad_field", "'concealed' must be a list of tile codes")
+        raise HandError(ErrorCode.BAD_FIELD, "'concealed' must be a list of tile codes")
     concealed = tuple(_tile(t, "concealed") for t in data["concealed"])
     if data["winning_tile"] is None:
-        raise HandError("no_winning_tile", "the winning tile is unknown: set it apart from the hand or name it")
+        raise HandError(ErrorCode.NO_WINNING_TILE, "the winning tile is unknown: set it apart from the hand or name it")
     winning = _tile(data["winning_tile"], "winning_tile")
     melds = tuple(_parse_meld(m, i) for i, m in enumerate(data.get("melds") or []))
     flowers_raw = data.get("flowers") or []
     if not isinstance(flowers_raw, list):
-        raise HandError("bad_field", "'flowers' must be a list of flower codes")
+        raise HandError(ErrorCode.BAD_FIELD, "'flowers' must be a list of flower codes")
     flowers = tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=FLOWERS.index))
     repeated = [f for f, n in Counter(flowers).items() if n > 1]
     if repeated:
         raise HandError(
-            "duplicate_flower", f"each flower exists once; {chinese_name(repeated[0])} ({repeated[0]}) is listed twice"
+            ErrorCode.DUPLICATE_FLOWER, f"each flower exists once; {chinese_name(repeated[0])} ({repeated[0]}) is listed twice"
         )
     context = _parse_context(data)
     preset = data.get("preset", "taiwan")
     if not isinstance(preset, str):
-        raise HandError("bad_field", "'preset' must be a preset name")
+        raise HandError(ErrorCode.BAD_FIELD, "'preset' must be a preset name")
     options = data.get("options") or {}
     if not isinstance(options, dict):
-        raise HandError("bad_field", "'options' must be an object of option names to values")
+        raise HandError(ErrorCode.BAD_FIELD, "'options' must be an object of option names to values")
     hand = Hand(concealed, melds, flowers, winning, preset, context, tuple(sorted(options.items())), _parse_settlement(data))
     _check_counts(hand)
     return hand
@@ -166,25 +166,27 @@ def parse_hand(data: Any) -> Hand:
 def _parse_meld(raw: Any, index: int) -> Meld:
     where = f"meld {index + 1}"
     if not isinstance(raw, dict) or set(raw) != {"kind", "tiles"}:
-        raise HandError("bad_meld", f'{where}: write it as {{"kind": ..., "tiles": [...]}}')
+        raise HandError(ErrorCode.BAD_MELD, f'{where}: write it as {{"kind": ..., "tiles": [...]}}')
     kind, tiles = raw["kind"], raw["tiles"]
     if kind not in MELD_KINDS:
-        raise HandError("bad_meld", f"{where}: kind must be one of {', '.join(MELD_KINDS)}, got {kind!r}")
+        raise HandError(ErrorCode.BAD_MELD, f"{where}: kind must be one of {', '.join(MELD_KINDS)}, got {kind!r}")
     if not isinstance(tiles, list):
-        raise HandError("bad_meld", f"{where}: 'tiles' must be a list")
+        raise HandError(ErrorCode.BAD_MELD, f"{where}: 'tiles' must be a list")
     codes = tuple(_tile(t, where) for t in tiles)
     expected = 4 if kind in ("kong", "concealed_kong") else 3
     if len(codes) != expected:
-        raise HandError("bad_meld", f"{where}: a {kind} has {expected} tiles, got {len(codes)}")
+        raise HandError(ErrorCode.BAD_MELD, f"{where}: a {kind} has {expected} tiles, got {len(codes)}")
     if kind == "chow":
         ordered = sorted(codes, key=lambda t: TILE_INDEX[t])
         suit = ordered[0][1]
         numbers = [int(t[0]) for t in ordered]
         if suit == "z" or any(t[1] != suit for t in ordered) or numbers != list(range(numbers[0], numbers[0] + 3)):
-            raise HandError("bad_meld", f"{where}: a chow is three consecutive tiles of one suit, got {' '.join(codes)}")
+            raise HandError(
+                ErrorCode.BAD_MELD, f"{where}: a chow is three consecutive tiles of one suit, got {' '.join(codes)}"
+            )
         codes = tuple(ordered)
     elif len(set(codes)) != 1:
-        raise HandError("bad_meld", f"{where}: a {kind} is {expected} identical tiles, got {' '.join(codes)}")
+        raise HandError(ErrorCode.BAD_MELD, f"{where}: a {kind} is {expected} identical tiles, got {' '.join(codes)}")
     return Meld(kind, codes)
 
 
@@ -198,11 +200,11 @@ def _context_value(data: dict, spec: Any) -> Any:
     if choices:
         if value not in choices:
             allowed = ", ".join(choices) if not optional else "null, " + ", ".join(f'"{c}"' for c in choices)
-            raise HandError("bad_field", f"'{key}' must be one of {allowed}, got {value!r}")
+            raise HandError(ErrorCode.BAD_FIELD, f"'{key}' must be one of {allowed}, got {value!r}")
         return value
     if kind is bool:
         if not isinstance(value, bool):
-            raise HandError("bad_field", f"'{key}' must be true or false, got {value!r}")
+            raise HandError(ErrorCode.BAD_FIELD, f"'{key}' must be true or false, got {value!r}")
         return value
     return _int(data, key, spec.default)
 
@@ -210,11 +212,11 @@ def _context_value(data: dict, spec: Any) -> Any:
 def _parse_context(data: dict) -> WinContext:
     context = WinContext(**{spec.name: _context_value(data, spec) for spec in CONTEXT_FIELDS})
     if context.robbing_kong and context.self_drawn:
-        raise HandError("bad_context", "robbing a kong wins on another player's tile, so self_drawn must be false")
+        raise HandError(ErrorCode.BAD_CONTEXT, "robbing a kong wins on another player's tile, so self_drawn must be false")
     if context.heavenly and not context.dealer:
-        raise HandError("bad_context", "天胡 (heavenly) is the dealer's win; set dealer to true")
+        raise HandError(ErrorCode.BAD_CONTEXT, "天胡 (heavenly) is the dealer's win; set dealer to true")
     if (context.earthly or context.human) and context.dealer:
-        raise HandError("bad_context", "地胡/人胡 are non-dealer wins; set dealer to false")
+        raise HandError(ErrorCode.BAD_CONTEXT, "地胡/人胡 are non-dealer wins; set dealer to false")
     return context
 
 
@@ -224,13 +226,15 @@ def _parse_settlement(data: dict) -> Settlement | None:
         return None
     allowed = {"base", "per_tai", "discarder_seat", "dealer_seat"}
     if not isinstance(raw, dict) or not set(raw) <= allowed or not {"base", "per_tai"} <= set(raw):
-        raise HandError("bad_field", "'settlement' needs 'base' and 'per_tai', and may add 'discarder_seat', 'dealer_seat'")
+        raise HandError(
+            ErrorCode.BAD_FIELD, "'settlement' needs 'base' and 'per_tai', and may add 'discarder_seat', 'dealer_seat'"
+        )
     for key in ("base", "per_tai"):
         if not isinstance(raw[key], int | float) or isinstance(raw[key], bool) or raw[key] < 0:
-            raise HandError("bad_field", f"settlement '{key}' must be a number ≥ 0")
+            raise HandError(ErrorCode.BAD_FIELD, f"settlement '{key}' must be a number ≥ 0")
     for key in ("discarder_seat", "dealer_seat"):
         if raw.get(key) is not None and raw[key] not in WIND_LETTERS:
-            raise HandError("bad_field", f"settlement '{key}' must be one of E, S, W, N")
+            raise HandError(ErrorCode.BAD_FIELD, f"settlement '{key}' must be one of E, S, W, N")
     return Settlement(raw["base"], raw["per_tai"], raw.get("discarder_seat"), raw.get("dealer_seat"))
 
 
@@ -242,14 +246,14 @@ def _check_counts(hand: Hand) -> None:
         if kongs:
             detail += " (a kong counts as 3)"
         raise HandError(
-            "tile_count",
+            ErrorCode.TILE_COUNT,
             f"a winning hand has 17 tiles counting each meld as 3; this one has {size} ({detail})",
             {"count": size},
         )
     for tile, n in Counter(hand.all_tiles()).items():
         if n > 4:
             raise HandError(
-                "too_many_copies",
+                ErrorCode.TOO_MANY_COPIES,
                 f"{chinese_name(tile)} ({tile}) appears {n} times; a set has only 4",
                 {"tile": tile, "count": n},
             )

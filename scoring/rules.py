@@ -84,10 +84,10 @@ class Preset:
         for key, value in overrides.items():
             if key not in values:
                 known = ", ".join(sorted(values)) or "none"
-                raise HandError("unknown_option", f"preset '{self.name}' has no option '{key}' (options: {known})")
+                raise HandError(ErrorCode.UNKNOWN_OPTION, f"preset '{self.name}' has no option '{key}' (options: {known})")
             problem = option_value_problem(values[key], value)
             if problem:
-                raise HandError("bad_option", f"option '{key}' {problem}", {"option": key, "value": value})
+                raise HandError(ErrorCode.BAD_OPTION, f"option '{key}' {problem}", {"option": key, "value": value})
             values[key] = value
         return values
 
@@ -333,5 +333,5 @@ def load_presets(extra_dirs: tuple[str, ...] | None = None) -> dict[str, Preset]
 def get_preset(name: str) -> Preset:
     presets = load_presets()
     if name not in presets:
-        raise HandError("unknown_preset", f"unknown preset '{name}' (known: {', '.join(sorted(presets))})")
+        raise HandError(ErrorCode.UNKNOWN_PRESET, f"unknown preset '{name}' (known: {', '.join(sorted(presets))})")
     return presets[name]

@@ -146,7 +146,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             return JSONResponse(result)
         if isinstance(result, list):
             return JSONResponse(result, status_code=422)
-        return envelope(422, result["error"]["code"], result["error"]["message"])
+        return envelope(422, result["error"]["code"], result["error"]["message"], result["error"]["details"])
 
     @app.post("/v1/waits", tags=["scoring"])
     def waits(body: Annotated[Any, Depends(_json_body)]) -> dict[str, Any]:
@@ -197,7 +197,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             payload["annotated_image"] = "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode() if ok else None
         if "error" in result["score"]:
             problem = result["score"]["error"]
-            return envelope(422, problem["code"], problem["message"], payload)
+            return envelope(422, problem["code"], problem["message"], {**problem["details"], **payload})
         return JSONResponse(payload)
 
     # --- ledger ------------------------------------------------------------------------------
