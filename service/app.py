@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from taicam_datasets.labels import LabelStore
 
+from scoring.api import score_hand as score_one_hand
 from scoring.api import score_many_json, waits_json
 from scoring.errors import TaicamError
 from scoring.rules import load_presets
@@ -141,12 +142,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.post("/v1/score/hand", tags=["scoring"])
     def score_hand(body: Annotated[Any, Depends(_json_body)]) -> JSONResponse:
-        result, ok = score_many_json(body)
-        if ok:
-            return JSONResponse(result)
-        if isinstance(result, list):
-            return JSONResponse(result, status_code=422)
-        return envelope(422, result["error"]["code"], result["error"]["message"], result["error"]["details"])
+        if isinstance(body, list):
+            results, ok = score_many_json(body)
+            return JSONResponse(results, status_code=200 if ok else 422)
+        return JSONResponse(score_one_hand(body))  # a HandError reaches the envelope with its details
 
     @app.post("/v1/waits", tags=["scoring"])
     def waits(body: Annotated[Any, Depends(_json_body)]) -> dict[str, Any]:
@@ -197,7 +196,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             payload["annotated_image"] = "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode() if ok else None
         if "error" in result["score"]:
             problem = result["score"]["error"]
-            return envelope(422, problem["code"], problem["message"], {**problem["details"], **payload})
+            return envelope(422, problem["code"], problem["message"], payload)
         return JSONResponse(payload)
 
     # --- ledger ------------------------------------------------------------------------------

@@ -76,8 +76,11 @@ def test_waits_api_rejects_a_winning_tile():
 
 
 def test_error_json_keeps_the_details():
-    result, ok = score_hand_json({**GOOD, "winning_tile": "9s"})
-    assert not ok and result["error"]["details"] == {"waits": ["5s", "8s"]}
+    from scoring.api import score_hand
+
+    with pytest.raises(HandError) as raised:
+        score_hand({**GOOD, "winning_tile": "9s"})
+    assert raised.value.to_json()["error"]["details"] == {"waits": ["5s", "8s"]}
 
 
 def test_every_error_code_is_one_of_the_stable_codes():
