@@ -556,6 +556,12 @@ def _option(text: str) -> tuple[str, Any]:
         return name, raw
 
 
+def _yolo_folder(text: str) -> str:
+    if not (Path(text) / "images").is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YOLO-layout folder (no images/ in it)")
+    return text
+
+
 def _correction(text: str) -> tuple[int, str]:
     from scoring.tiles import TILE_CODES
 
@@ -666,8 +672,12 @@ def build_parser() -> argparse.ArgumentParser:
     synth.set_defaults(handler=_cmd_data_synth)
 
     train = commands.add_parser("train", help="train the tile detector and export ONNX (needs the 'train' extra)")
-    train.add_argument("--data", nargs="+", required=True, help="YOLO-layout folders to train on (images/train)")
-    train.add_argument("--val", nargs="+", help="YOLO-layout folders to validate on (images/val; default --data)")
+    train.add_argument(
+        "--data", nargs="+", type=_yolo_folder, required=True, help="YOLO-layout folders to train on (images/train)"
+    )
+    train.add_argument(
+        "--val", nargs="+", type=_yolo_folder, help="YOLO-layout folders to validate on (images/val; default --data)"
+    )
     train.add_argument("--out", default="runs/train", help="work folder; the ONNX lands here")
     train.add_argument("--epochs", type=_positive_number, default=50)
     train.add_argument("--imgsz", type=_positive_number, default=640)
@@ -686,8 +696,12 @@ def build_parser() -> argparse.ArgumentParser:
     classifier = commands.add_parser(
         "train-classifier", help="train the crop classifier that re-reads each tile (needs the 'train' extra)"
     )
-    classifier.add_argument("--data", nargs="+", required=True, help="YOLO-layout folders to train on (images/train)")
-    classifier.add_argument("--val", nargs="+", help="YOLO-layout folders to validate on (images/val; default --data)")
+    classifier.add_argument(
+        "--data", nargs="+", type=_yolo_folder, required=True, help="YOLO-layout folders to train on (images/train)"
+    )
+    classifier.add_argument(
+        "--val", nargs="+", type=_yolo_folder, help="YOLO-layout folders to validate on (images/val; default --data)"
+    )
     classifier.add_argument("--out", default="runs/classifier", help="work folder; the ONNX lands here")
     classifier.add_argument("--epochs", type=_positive_number, default=24)
     classifier.add_argument("--copies", type=_positive_number, default=1, help="jittered crops per labeled box (default 1)")
@@ -695,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
     classifier.set_defaults(handler=_cmd_train_classifier)
 
     evaluate = commands.add_parser("eval", help="measure a detector on a YOLO-layout folder")
-    evaluate.add_argument("--data", required=True, help="YOLO-layout folder")
+    evaluate.add_argument("--data", type=_yolo_folder, required=True, help="YOLO-layout folder")
     evaluate.add_argument("--split", default="val", help="images/<split> to use (default val)")
     _add_model_flags(evaluate)
     evaluate.add_argument("--conf", type=_fraction, default=0.25, help="confidence threshold for recall/precision")
@@ -725,6 +739,9 @@ def main(argv: list[str] | None = None) -> int:
             _print_json(error.to_json())
         else:
             print(f"taicam {args.command}: {error.message}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a path given that cannot be read or written, a port in use
+        print(f"taicam {args.command}: {error}", file=sys.stderr)
         return 2
 
 

@@ -39,6 +39,9 @@ MORE_BAD_ARGUMENTS = [
     ["score", "photo.jpg", "--dealer-streak", "-1"],
     ["live", "--video", "table.mp4", "--preset", "nope"],
     ["rules", "--preset", "nope", "--json"],
+    ["eval", "--data", "/no/such/folder"],
+    ["train", "--data", "/no/such/folder"],
+    ["label", "--data", "a-file", "--no-serve"],  # a file where a folder should be
 ]
 
 
@@ -58,6 +61,7 @@ def test_every_command_has_a_bad_argument_case():
 @pytest.mark.parametrize("argv", [*BAD_ARGUMENTS.values(), *MORE_BAD_ARGUMENTS], ids=" ".join)
 def test_a_bad_argument_is_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
     code, lines = _run_in_process(argv, capsys)
     assert code == 2, lines
     assert len(lines) == 1 and "Traceback" not in lines[0], lines
