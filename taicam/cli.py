@@ -268,8 +268,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         result = score_layout(recognition.layout, context, args.preset, override)
     except TaicamError:
         raise  # main() reports it with its own code
-    except (FileNotFoundError, ModelError, FrameError, ValueError) as error:  # ValueError: a --fix or --winning
-        if args.json:  # that does not fit the detections
+    # ValueError here is a --fix or --winning that does not fit the detections.
+    except (FileNotFoundError, ModelError, FrameError, ValueError) as error:
+        if args.json:
             _print_json({"error": {"code": "bad_input", "message": str(error)}})
         else:
             print(f"taicam score: {error}", file=sys.stderr)
@@ -688,9 +689,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--batch", type=_positive_number, default=16)
     train.add_argument("--workers", type=_whole_number, default=2)
     train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--hours", type=float, default=None, help="wall-clock budget in hours (overrides --epochs)")
+    train.add_argument("--hours", type=_amount, default=None, help="wall-clock budget in hours (overrides --epochs)")
     train.add_argument("--cache", action="store_true", help="cache decoded images in RAM")
-    train.add_argument("--warmup-epochs", type=float, default=3.0, help="learning-rate warm-up (lower to fine-tune)")
+    train.add_argument("--warmup-epochs", type=_amount, default=3.0, help="learning-rate warm-up (lower to fine-tune)")
     train.set_defaults(handler=_cmd_train)
 
     classifier = commands.add_parser(
@@ -740,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"taicam {args.command}: {error.message}", file=sys.stderr)
         return 2
-    except OSError as error:  # a path given that cannot be read or written, a port in use
+    except OSError as error:  # a path given that cannot be read or written
         print(f"taicam {args.command}: {error}", file=sys.stderr)
         return 2
 
