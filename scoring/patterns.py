@@ -471,7 +471,7 @@ class AllChowsParams(Params):
 
 @check("all_chows", AllChowsParams)
 def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
-    """平胡 family; ``params`` choose the seed's conditions."""
+    """平胡 family; ``params`` choose the preset's conditions."""
     if not _standard(it) or it.chows != it.sets:
         return None
     if p.no_honours and it.has_honours:
