@@ -20,6 +20,7 @@ from scoring.hand import CONTEXT_TYPES, WinContext, parse_hand
 from scoring.tiles import TILE_CODES
 from service.app import create_app
 from taicam import cli
+from taicam.commands import photo as photo_commands
 from tests.conftest import FakeDetector
 from tests.scoring_helpers import hand
 from vision.detections import Detections
@@ -102,7 +103,7 @@ def test_the_live_query_refuses_a_bad_value_with_the_envelope(fake_app):
 def test_taicam_score_takes_every_field(tmp_path, jpeg_bytes, monkeypatch, capsys):
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(jpeg_bytes)
-    monkeypatch.setattr(cli, "_detector", lambda args: FakeDetector())
+    monkeypatch.setattr(photo_commands, "load_detector", lambda args: FakeDetector())
     cli.main(["score", str(photo), *_cli_flags(), "--json"])
     _assert_carried(json.loads(capsys.readouterr().out)["hand"])
 
@@ -117,7 +118,7 @@ def test_taicam_live_takes_every_field(monkeypatch):
         def __init__(self, detector, context, preset, conf, stable):
             seen.append(context)
 
-    monkeypatch.setattr(cli, "_detector", lambda args: FakeDetector())
+    monkeypatch.setattr(photo_commands, "load_detector", lambda args: FakeDetector())
     monkeypatch.setattr(vision.frames, "open_source", lambda source: None)
     monkeypatch.setattr(vision.frames, "frames", lambda source: iter(()))
     monkeypatch.setattr(service.live, "LiveScorer", Recorder)
@@ -156,7 +157,7 @@ class MeldDetector(FakeDetector):
 def test_zimo_tai_option_adds_exactly_its_tai_on_the_cli(tmp_path, jpeg_bytes, monkeypatch, capsys):
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(jpeg_bytes)
-    monkeypatch.setattr(cli, "_detector", lambda args: MeldDetector())
+    monkeypatch.setattr(photo_commands, "load_detector", lambda args: MeldDetector())
     totals = []
     for extra in ([], ["--option", "zimo_tai=2"]):
         assert cli.main(["score", str(photo), "--json", "--preset", "app", "--self-drawn", *extra]) == 0
