@@ -190,27 +190,44 @@ def _parse_meld(raw: Any, index: int) -> Meld:
     return Meld(kind, codes)
 
 
-def _context_value(data: dict, spec: Any) -> Any:
-    """One ``WinContext`` field from the hand JSON, checked against its declared type and choices."""
-    key, kind, choices = spec.name, CONTEXT_TYPES[spec.name], spec.metadata["choices"]
-    value = data.get(key, spec.default)
-    optional = type(None) in typing.get_args(kind)
-    if value is None and optional:
-        return None
-    if choices:
-        if value not in choices:
-            allowed = ", ".join(choices) if not optional else "null, " + ", ".join(f'"{c}"' for c in choices)
-            raise HandError(ErrorCode.BAD_FIELD, f"'{key}' must be one of {allowed}, got {value!r}")
-        return value
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise HandError(ErrorCode.BAD_FIELD, f"'{key}' must be true or false, got {value!r}")
-        return value
-    return _int(data, key, spec.default)
+@dataclass(frozen=True)
+class _FieldRule:
+    """How the hand JSON's value for one ``WinContext`` field is checked (worked out once)."""
+
+    name: str
+    default: Any
+    kind: type  # bool, int or str
+    choices: tuple[str, ...]
+    optional: bool  # null is allowed
+
+    def read(self, data: dict) -> Any:
+        value = data.get(self.name, self.default)
+        if value is None and self.optional:
+            return None
+        if self.choices:
+            if value not in self.choices:
+                allowed = ", ".join(f'"{c}"' if self.optional else c for c in self.choices)
+                allowed = f"null, {allowed}" if self.optional else allowed
+                raise HandError(ErrorCode.BAD_FIELD, f"'{self.name}' must be one of {allowed}, got {value!r}")
+            return value
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise HandError(ErrorCode.BAD_FIELD, f"'{self.name}' must be true or false, got {value!r}")
+            return value
+        return _int(data, self.name, self.default)
+
+
+def _field_rule(spec: Any) -> _FieldRule:
+    kinds = [k for k in typing.get_args(CONTEXT_TYPES[spec.name]) if k is not type(None)] or [CONTEXT_TYPES[spec.name]]
+    optional = type(None) in typing.get_args(CONTEXT_TYPES[spec.name])
+    return _FieldRule(spec.name, spec.default, kinds[0], spec.metadata["choices"], optional)
+
+
+_FIELD_RULES = tuple(_field_rule(spec) for spec in CONTEXT_FIELDS)
 
 
 def _parse_context(data: dict) -> WinContext:
-    context = WinContext(**{spec.name: _context_value(data, spec) for spec in CONTEXT_FIELDS})
+    context = WinContext(**{rule.name: rule.read(data) for rule in _FIELD_RULES})
     if context.robbing_kong and context.self_drawn:
         raise HandError(ErrorCode.BAD_CONTEXT, "robbing a kong wins on another player's tile, so self_drawn must be false")
     if context.heavenly and not context.dealer:
