@@ -5,18 +5,32 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .errors import ErrorCode
 from .evaluate import score, wait_set
 from .hand import HandError, parse_hand
 from .rules import get_preset
 from .tiles import PLAYING_TILES, chinese_name
 
 
+def score_hand(data: Any) -> dict[str, Any]:
+    """The score JSON of one hand JSON object; raises ``HandError`` (with its details)."""
+    return score(parse_hand(data)).to_json()
+
+
+def contract_error(error: HandError) -> dict[str, Any]:
+    """The hand contract's error object, as score-hand prints it: code and message.
+
+    HTTP wraps the same error in its envelope with ``details`` (see ``HandError.to_json``).
+    """
+    return {"error": {"code": error.code, "message": error.message}}
+
+
 def score_hand_json(data: Any) -> tuple[dict[str, Any], bool]:
     """Score one hand JSON object; returns (result or error object, ok)."""
     try:
-        return score(parse_hand(data)).to_json(), True
+        return score_hand(data), True
     except HandError as error:
-        return error.to_json(), False
+        return contract_error(error), False
 
 
 def score_many_json(data: Any) -> tuple[Any, bool]:
@@ -33,12 +47,12 @@ def waits_json(data: Any) -> dict[str, Any]:
     ``data`` is a hand JSON without ``winning_tile``. Raises ``HandError``.
     """
     if not isinstance(data, dict):
-        raise HandError("bad_field", "a hand must be a JSON object")
+        raise HandError(ErrorCode.BAD_FIELD, "a hand must be a JSON object")
     if "winning_tile" in data:
-        raise HandError("bad_field", "leave out 'winning_tile': the waits are what could win")
+        raise HandError(ErrorCode.BAD_FIELD, "leave out 'winning_tile': the waits are what could win")
     concealed = data.get("concealed")
     if not isinstance(concealed, list) or not concealed:
-        raise HandError("bad_field", "'concealed' must list the tiles in hand")
+        raise HandError(ErrorCode.BAD_FIELD, "'concealed' must list the tiles in hand")
     # Parse with a stand-in winning tile to reuse every check; then score each real wait.
     held = [t for t in concealed if isinstance(t, str)]
     for meld in data.get("melds") or []:
@@ -58,6 +72,6 @@ def waits_json(data: Any) -> dict[str, Any]:
                 result = score(hand)
                 entry[label] = {"total": result.total, "patterns": [{"name": i.name, "tai": i.tai} for i in result.items]}
             except HandError as error:
-                entry[label] = error.to_json()
+                entry[label] = contract_error(error)
         results.append(entry)
     return {"preset": preset.name, "unit": preset.unit, "ready": bool(results), "waits": results}

@@ -239,7 +239,7 @@ def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError
 _ACTIVE_CACHE: dict[tuple[int, tuple], tuple[Preset, list]] = {}
 
 
-def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, Any, Any, dict[str, Any], int]]:
+def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, Any, Any, Any, int]]:
     """(order, rule, check, params, 台 per unit) for the rules the options switch on (cached)."""
     key = (id(preset), tuple(sorted(options.items())))
     cached = _ACTIVE_CACHE.get(key)
@@ -253,7 +253,7 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
             continue
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
-            active.append((order, rule, CHECKS[rule.check], dict(rule.params), per_unit))
+            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
     _ACTIVE_CACHE[key] = (preset, active)
     return active
 
@@ -262,7 +262,7 @@ def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], acti
     hits: list[tuple[int, int, ScoreItem]] = []
     flower_win = it.form == FLOWER_WIN
     for order, rule, check, params, per_unit in active:
-        if flower_win and rule.check not in ("eight_flowers", "seven_rob_one") and rule.id not in preset.flower_win_keeps:
+        if flower_win and not rule.scores_flower_win:
             continue
         result = check(it, params)
         if result is None:

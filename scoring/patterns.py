@@ -7,7 +7,8 @@ gives each pattern its name, its 台 per unit and what it excludes; nothing here
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from .interpret import (
     CLOSED,
@@ -28,15 +29,44 @@ from .interpret import (
 from .tiles import PLAYING_TILES, chinese_name
 
 Hit = tuple[int, str] | None
-Check = Callable[[Interpretation, dict[str, Any]], Hit]
+WaitShape = Literal["single", "shanpon", "closed", "edge", "two_sided"]
+
+
+@dataclass(frozen=True)
+class Params:
+    """A check's preset parameters. Subclasses declare the fields; the preset loader builds them
+    from the ``params`` object and refuses unknown, missing or mistyped keys."""
+
+    def options_read(self) -> tuple[str, ...]:
+        """The preset options this pattern reads: each must be declared by the preset."""
+        return ()
+
+
+@dataclass(frozen=True)
+class NoParams(Params):
+    pass
+
+
+Check = Callable[[Interpretation, Any], Hit]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    check: Check
+    params: type[Params]
+    scores_flower_win: bool  # still counts when the hand is a 八仙過海/七搶一 flower win
+
+
 CHECKS: dict[str, Check] = {}
+CHECK_SPECS: dict[str, CheckSpec] = {}
 
 TERMINAL_IDX = frozenset(i for i in range(27) if i % 9 in (0, 8))
 
 
-def check(pattern_id: str) -> Callable[[Check], Check]:
+def check(pattern_id: str, params: type[Params] = NoParams, *, scores_flower_win: bool = False) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
         CHECKS[pattern_id] = func
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win)
         return func
 
     return register
@@ -51,131 +81,167 @@ def _standard(it: Interpretation) -> bool:
 
 
 # --- dealer ------------------------------------------------------------------------------
-@check("dealer_total")
-def dealer_total(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class DealerTotalParams(Params):
+    only_with_streak: bool = False
+
+
+@check("dealer_total", DealerTotalParams)
+def dealer_total(it: Interpretation, p: DealerTotalParams) -> Hit:
     """莊家連N拉N / 臨庄: the dealer's 2N+1 as one entry."""
     if not it.ctx.dealer:
         return None
     n = it.ctx.dealer_streak
-    if p.get("only_with_streak") and n == 0:
+    if p.only_with_streak and n == 0:
         return None
     return 2 * n + 1, f"dealer on 連{n}: 2×{n}+1" if n else "dealer wins"
 
 
-@check("dealer")
-def dealer(it: Interpretation, p: dict) -> Hit:
-    if not it.ctx.dealer or (p.get("only_without_streak") and it.ctx.dealer_streak):
+@dataclass(frozen=True)
+class DealerParams(Params):
+    only_without_streak: bool = False
+
+
+@check("dealer", DealerParams)
+def dealer(it: Interpretation, p: DealerParams) -> Hit:
+    if not it.ctx.dealer or (p.only_without_streak and it.ctx.dealer_streak):
         return None
     return 1, "the dealer wins"
 
 
 @check("dealer_streak")
-def dealer_streak(it: Interpretation, p: dict) -> Hit:
+def dealer_streak(it: Interpretation, p: NoParams) -> Hit:
     n = it.ctx.dealer_streak
     return (n, f"連{n}拉{n}: 2 per streak") if it.ctx.dealer and n else None
 
 
 # --- how the hand was won ----------------------------------------------------------------
 @check("self_draw")
-def self_draw(it: Interpretation, p: dict) -> Hit:
+def self_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on own draw") if it.ctx.self_drawn and it.form != FLOWER_WIN else None
 
 
 @check("concealed")
-def concealed(it: Interpretation, p: dict) -> Hit:
+def concealed(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no chow, pung or exposed kong") if it.hand.is_concealed and it.form != FLOWER_WIN else None
 
 
 @check("concealed_self_draw")
-def concealed_self_draw(it: Interpretation, p: dict) -> Hit:
+def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
     if it.hand.is_concealed and it.ctx.self_drawn and it.form != FLOWER_WIN:
         return 1, "concealed hand won on own draw"
     return None
 
 
 @check("declared_ready")
-def declared_ready(it: Interpretation, p: dict) -> Hit:
+def declared_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "declared ready (聽牌)") if it.ctx.declared_ready else None
 
 
 @check("robbing_kong")
-def robbing_kong(it: Interpretation, p: dict) -> Hit:
+def robbing_kong(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on a tile added to a kong") if it.ctx.robbing_kong else None
 
 
-@check("kong_flower")
-def kong_flower(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class KongFlowerParams(Params):
+    flower_replacement: bool = True  # a flower replacement draw counts too
+
+
+@check("kong_flower", KongFlowerParams)
+def kong_flower(it: Interpretation, p: KongFlowerParams) -> Hit:
     if not it.ctx.self_drawn:
         return None
     if it.ctx.kong_replacement:
         return 1, "self-drawn on a kong replacement"
-    if it.ctx.flower_replacement and p.get("flower_replacement", True):
+    if it.ctx.flower_replacement and p.flower_replacement:
         return 1, "self-drawn on a flower replacement"
     return None
 
 
-@check("consecutive_kongs")
-def consecutive_kongs(it: Interpretation, p: dict) -> Hit:
-    need = p.get("kongs", 2)
-    exact = p.get("exact", False)
+@dataclass(frozen=True)
+class ConsecutiveKongsParams(Params):
+    kongs: int = 2
+    exact: bool = False  # exactly ``kongs``, not more
+
+
+@check("consecutive_kongs", ConsecutiveKongsParams)
+def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
+    need = p.kongs
     n = it.ctx.consecutive_kongs
-    if it.ctx.self_drawn and (n == need or (not exact and n > need)):
+    if it.ctx.self_drawn and (n == need or (not p.exact and n > need)):
         return 1, f"won after {n} consecutive kongs"
     return None
 
 
 @check("last_tile_draw")
-def last_tile_draw(it: Interpretation, p: dict) -> Hit:
+def last_tile_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "self-drawn on the last tile") if it.ctx.last_tile and it.ctx.self_drawn else None
 
 
 @check("last_discard")
-def last_discard(it: Interpretation, p: dict) -> Hit:
+def last_discard(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on the last discard") if it.ctx.last_tile and not it.ctx.self_drawn else None
 
 
-@check("heavenly_win")
-def heavenly_win(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class HeavenlyWinParams(Params):
+    allow_concealed_kong: bool = True
+
+
+@check("heavenly_win", HeavenlyWinParams)
+def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     if not it.ctx.heavenly:
         return None
-    if not p.get("allow_concealed_kong", True) and any(m.kind == "concealed_kong" for m in it.hand.melds):
+    if not p.allow_concealed_kong and any(m.kind == "concealed_kong" for m in it.hand.melds):
         return None
     return 1, "dealer's dealt hand is complete"
 
 
 @check("earthly_win")
-def earthly_win(it: Interpretation, p: dict) -> Hit:
+def earthly_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer self-draws on the first draw") if it.ctx.earthly else None
 
 
 @check("human_win")
-def human_win(it: Interpretation, p: dict) -> Hit:
+def human_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer wins on a discard in the first go-round") if it.ctx.human else None
 
 
 @check("heavenly_ready")
-def heavenly_ready(it: Interpretation, p: dict) -> Hit:
+def heavenly_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "ready from the dealer's first discard") if it.ctx.heavenly_ready and it.ctx.dealer else None
 
 
-@check("earthly_ready")
-def earthly_ready(it: Interpretation, p: dict) -> Hit:
-    if not it.ctx.earthly_ready or (p.get("requires_concealed") and not it.hand.is_concealed):
+@dataclass(frozen=True)
+class EarthlyReadyParams(Params):
+    requires_concealed: bool = False
+
+
+@check("earthly_ready", EarthlyReadyParams)
+def earthly_ready(it: Interpretation, p: EarthlyReadyParams) -> Hit:
+    if not it.ctx.earthly_ready or (p.requires_concealed and not it.hand.is_concealed):
         return None
     return 1, "ready within the first go-round"
 
 
-@check("own_discards")
-def own_discards(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class OwnDiscardsParams(Params):
+    at_most: int
+    above: int = -1
+
+
+@check("own_discards", OwnDiscardsParams)
+def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
     n = it.ctx.own_discards
-    if n is None or not (p.get("above", -1) < n <= p["at_most"]):
+    if n is None or not (p.above < n <= p.at_most):
         return None
-    return 1, f"won after {n} own discards (≤ {p['at_most']})"
+    return 1, f"won after {n} own discards (≤ {p.at_most})"
 
 
 # --- flowers -------------------------------------------------------------------------------
 @check("seat_flower")
-def seat_flower(it: Interpretation, p: dict) -> Hit:
+def seat_flower(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN:
         return None
     full: set[str] = set()
@@ -186,60 +252,65 @@ def seat_flower(it: Interpretation, p: dict) -> Hit:
     return (len(own), f"own-seat flower(s) {'、'.join(chinese_name(f) for f in own)}") if own else None
 
 
-@check("any_flower")
-def any_flower(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class AnyFlowerParams(Params):
+    seat_bonus: bool = False  # hk: one more per own-seat flower
+
+
+@check("any_flower", AnyFlowerParams)
+def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     """見花見台, or hk 花: every flower counts; hk adds one more for each own-seat flower."""
     if it.form == FLOWER_WIN or not it.hand.flowers:
         return None
-    units = len(it.hand.flowers) + (len(it.seat_flowers) if p.get("seat_bonus") else 0)
+    units = len(it.hand.flowers) + (len(it.seat_flowers) if p.seat_bonus else 0)
     why = f"{len(it.hand.flowers)} flower(s)"
-    if p.get("seat_bonus") and it.seat_flowers:
+    if p.seat_bonus and it.seat_flowers:
         why += f", +{len(it.seat_flowers)} for own-seat"
     return units, why
 
 
 @check("flower_set")
-def flower_set(it: Interpretation, p: dict) -> Hit:
+def flower_set(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or not it.flower_sets:
         return None
     return it.flower_sets, "all four 春夏秋冬 or 梅蘭菊竹"
 
 
-@check("eight_flowers")
-def eight_flowers(it: Interpretation, p: dict) -> Hit:
+@check("eight_flowers", scores_flower_win=True)
+def eight_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "all eight flowers") if it.ctx.flower_win == "eight" else None
 
 
-@check("seven_rob_one")
-def seven_rob_one(it: Interpretation, p: dict) -> Hit:
+@check("seven_rob_one", scores_flower_win=True)
+def seven_rob_one(it: Interpretation, p: NoParams) -> Hit:
     return (1, "seven flowers robbing the eighth") if it.ctx.flower_win == "seven_rob_one" else None
 
 
 # --- honour sets -------------------------------------------------------------------------------
 @check("dragon_pung")
-def dragon_pung(it: Interpretation, p: dict) -> Hit:
+def dragon_pung(it: Interpretation, p: NoParams) -> Hit:
     found = [s.index for s in it.pungs if s.index in DRAGON_IDX]
     return (len(found), f"pung of {_names(found)}") if found else None
 
 
 @check("round_wind_pung")
-def round_wind_pung(it: Interpretation, p: dict) -> Hit:
+def round_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     return (1, f"pung of the round wind {_names([it.round_wind_index])}") if it.pung_of(it.round_wind_index) else None
 
 
 @check("seat_wind_pung")
-def seat_wind_pung(it: Interpretation, p: dict) -> Hit:
+def seat_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     return (1, f"pung of the seat wind {_names([it.seat_wind_index])}") if it.pung_of(it.seat_wind_index) else None
 
 
 @check("any_wind_pung")
-def any_wind_pung(it: Interpretation, p: dict) -> Hit:
+def any_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     found = [s.index for s in it.pungs if s.index in WIND_IDX]
     return (len(found), f"pung of {_names(found)}") if found else None
 
 
 @check("honour_pung_bonus")
-def honour_pung_bonus(it: Interpretation, p: dict) -> Hit:
+def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     """hk 字: 1 per honour pung, +1 dragon, +1 round wind, +1 seat wind; family sets excluded."""
     winds_used = (it.wind_pungs == 2 and it.pair in WIND_IDX) or it.wind_pungs >= 3
     dragons_used = it.dragon_pungs == 3 or (it.dragon_pungs == 2 and it.pair in DRAGON_IDX)
@@ -256,84 +327,84 @@ def honour_pung_bonus(it: Interpretation, p: dict) -> Hit:
 
 
 @check("small_dragons")
-def small_dragons(it: Interpretation, p: dict) -> Hit:
+def small_dragons(it: Interpretation, p: NoParams) -> Hit:
     if it.dragon_pungs == 2 and it.pair in DRAGON_IDX:
         return 1, "two dragon pungs and a dragon pair"
     return None
 
 
 @check("big_dragons")
-def big_dragons(it: Interpretation, p: dict) -> Hit:
+def big_dragons(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of 中、發、白") if it.dragon_pungs == 3 else None
 
 
 @check("small_three_winds")
-def small_three_winds(it: Interpretation, p: dict) -> Hit:
+def small_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "two wind pungs and a wind pair") if it.wind_pungs == 2 and it.pair in WIND_IDX else None
 
 
 @check("big_three_winds")
-def big_three_winds(it: Interpretation, p: dict) -> Hit:
+def big_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs") if it.wind_pungs == 3 else None
 
 
 @check("small_winds")
-def small_winds(it: Interpretation, p: dict) -> Hit:
+def small_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs and a wind pair") if it.wind_pungs == 3 and it.pair in WIND_IDX else None
 
 
 @check("big_winds")
-def big_winds(it: Interpretation, p: dict) -> Hit:
+def big_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of all four winds") if it.wind_pungs == 4 else None
 
 
 # --- suits and tiles ------------------------------------------------------------------------
 @check("half_flush")
-def half_flush(it: Interpretation, p: dict) -> Hit:
+def half_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit plus honours") if len(it.suits) == 1 and it.has_honours else None
 
 
 @check("full_flush")
-def full_flush(it: Interpretation, p: dict) -> Hit:
+def full_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit, no honours") if len(it.suits) == 1 and not it.has_honours else None
 
 
 @check("all_honours")
-def all_honours(it: Interpretation, p: dict) -> Hit:
+def all_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "honour tiles only") if not it.suits and it.form != FLOWER_WIN else None
 
 
 @check("no_honours")
-def no_honours(it: Interpretation, p: dict) -> Hit:
+def no_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no honour tile") if not it.has_honours and it.form != FLOWER_WIN else None
 
 
 @check("no_flowers")
-def no_flowers(it: Interpretation, p: dict) -> Hit:
+def no_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no flower") if not it.hand.flowers and it.form != FLOWER_WIN else None
 
 
 @check("no_honours_no_flowers")
-def no_honours_no_flowers(it: Interpretation, p: dict) -> Hit:
+def no_honours_no_flowers(it: Interpretation, p: NoParams) -> Hit:
     if it.has_honours or it.hand.flowers or it.form == FLOWER_WIN:
         return None
     return 1, "no honour tile and no flower"
 
 
 @check("missing_suit")
-def missing_suit(it: Interpretation, p: dict) -> Hit:
+def missing_suit(it: Interpretation, p: NoParams) -> Hit:
     return (1, "exactly two suits, no honours") if len(it.suits) == 2 and not it.has_honours else None
 
 
 @check("all_simples")
-def all_simples(it: Interpretation, p: dict) -> Hit:
+def all_simples(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or it.has_honours or it.kinds_present & TERMINAL_IDX:
         return None
     return 1, "no 1, no 9, no honours"
 
 
 @check("terminals_and_honours")
-def terminals_and_honours(it: Interpretation, p: dict) -> Hit:
+def terminals_and_honours(it: Interpretation, p: NoParams) -> Hit:
     """花么九: every tile a terminal or an honour, both kinds present."""
     kinds = it.kinds_present
     if it.suits and it.has_honours and all(i in TERMINAL_IDX or i >= 27 for i in kinds):
@@ -342,19 +413,24 @@ def terminals_and_honours(it: Interpretation, p: dict) -> Hit:
 
 
 @check("all_terminals")
-def all_terminals(it: Interpretation, p: dict) -> Hit:
+def all_terminals(it: Interpretation, p: NoParams) -> Hit:
     return (1, "only 1s and 9s") if it.kinds_present and it.kinds_present <= TERMINAL_IDX else None
 
 
 @check("pair_258")
-def pair_258(it: Interpretation, p: dict) -> Hit:
+def pair_258(it: Interpretation, p: NoParams) -> Hit:
     if not _standard(it) or it.pair is None or it.pair >= 27 or it.pair % 9 not in (1, 4, 7):
         return None
     return 1, f"pair of {_names([it.pair])}"
 
 
-@check("five_gates")
-def five_gates(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class FiveGatesParams(Params):
+    pair_allowed: bool  # 小五門齊: one family only as the pair
+
+
+@check("five_gates", FiveGatesParams)
+def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
     if not _standard(it):
         return None
@@ -364,7 +440,7 @@ def five_gates(it: Interpretation, p: dict) -> Hit:
 
     in_sets = {family(s.index) for s in it.sets}
     pair_family = family(it.pair) if it.pair is not None else -1
-    if p["pair_allowed"]:
+    if p.pair_allowed:
         if len(in_sets) == 4 and pair_family not in in_sets:
             return 1, "five families, one of them only as the pair"
         return None
@@ -372,82 +448,126 @@ def five_gates(it: Interpretation, p: dict) -> Hit:
 
 
 # --- set structure ---------------------------------------------------------------------------------
-@check("all_chows")
-def all_chows(it: Interpretation, p: dict) -> Hit:
-    """平胡 family; ``params`` choose the seed's conditions."""
+@dataclass(frozen=True)
+class AllChowsParams(Params):
+    """平胡 conditions; the ``*_option`` switches let the preset's options decide."""
+
+    no_honours: bool = False
+    no_flowers: bool = False
+    discard_only: bool = False
+    two_sided: bool = False
+    concealed_option: bool = False  # reads REQUIRES_CONCEALED_OPTION
+    multiwait_option: bool = False  # reads MULTIWAIT_OPTION
+
+    REQUIRES_CONCEALED_OPTION = "pinghu_requires_concealed"
+    MULTIWAIT_OPTION = "pinghu_multiwait"
+
+    def options_read(self) -> tuple[str, ...]:
+        return (
+            *((self.REQUIRES_CONCEALED_OPTION,) if self.concealed_option else ()),
+            *((self.MULTIWAIT_OPTION,) if self.multiwait_option else ()),
+        )
+
+
+@check("all_chows", AllChowsParams)
+def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
+    """平胡 family; ``params`` choose the preset's conditions."""
     if not _standard(it) or it.chows != it.sets:
         return None
-    if p.get("no_honours") and it.has_honours:
+    if p.no_honours and it.has_honours:
         return None
-    if p.get("no_flowers") and it.hand.flowers:
+    if p.no_flowers and it.hand.flowers:
         return None
-    if p.get("discard_only") and it.ctx.self_drawn:
+    if p.discard_only and it.ctx.self_drawn:
         return None
-    if p.get("two_sided") and it.wait != TWO_SIDED:
+    if p.two_sided and it.wait != TWO_SIDED:
         return None
-    if p.get("concealed_option") and it.opts.get("pinghu_requires_concealed") and not it.hand.is_concealed:
+    if p.concealed_option and it.opts[p.REQUIRES_CONCEALED_OPTION] and not it.hand.is_concealed:
         return None
-    if p.get("multiwait_option") and not it.opts.get("pinghu_multiwait", True) and it.wait_count >= 3:
+    if p.multiwait_option and not it.opts[p.MULTIWAIT_OPTION] and it.wait_count >= 3:
         return None
-    return 1, "five chows" + ("" if not p.get("two_sided") else ", two-sided wait")
+    return 1, "five chows" + ("" if not p.two_sided else ", two-sided wait")
 
 
 @check("all_pungs")
-def all_pungs(it: Interpretation, p: dict) -> Hit:
+def all_pungs(it: Interpretation, p: NoParams) -> Hit:
     return (1, "five pungs or kongs") if _standard(it) and len(it.pungs) == 5 else None
 
 
-@check("concealed_pungs")
-def concealed_pungs(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class ConcealedPungsParams(Params):
+    count: int
+
+
+@check("concealed_pungs", ConcealedPungsParams)
+def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     n = it.concealed_pungs
-    if not _standard(it) or n != p["count"]:
+    if not _standard(it) or n != p.count:
         return None
     return 1, f"{n} concealed pungs (暗刻)"
 
 
 @check("all_concealed_pungs_no_kong")
-def all_concealed_pungs_no_kong(it: Interpretation, p: dict) -> Hit:
+def all_concealed_pungs_no_kong(it: Interpretation, p: NoParams) -> Hit:
     """hk 簡簡糊: five concealed pungs and no kong anywhere."""
     if not _standard(it) or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
         return None
     return 1, "five concealed pungs, no kong"
 
 
-@check("all_melded")
-def all_melded(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class AllMeldedParams(Params):
+    self_drawn: bool = False
+
+
+@check("all_melded", AllMeldedParams)
+def all_melded(it: Interpretation, p: AllMeldedParams) -> Hit:
     if not _standard(it) or not it.all_melded:
         return None
-    if it.ctx.self_drawn != p.get("self_drawn", False):
+    if it.ctx.self_drawn != p.self_drawn:
         return None
     return 1, "five called melds, won on a single tile" + (" by self-draw" if it.ctx.self_drawn else "")
 
 
-@check("kongs")
-def kongs(it: Interpretation, p: dict) -> Hit:
-    kind = p["kind"]
-    n = sum(1 for m in it.hand.melds if m.kind == kind)
-    return (n, f"{n} {'concealed' if kind == 'concealed_kong' else 'exposed'} kong(s)") if n else None
+@dataclass(frozen=True)
+class KongsParams(Params):
+    kind: Literal["kong", "concealed_kong"]
+
+
+@check("kongs", KongsParams)
+def kongs(it: Interpretation, p: KongsParams) -> Hit:
+    n = sum(1 for m in it.hand.melds if m.kind == p.kind)
+    return (n, f"{n} {'concealed' if p.kind == 'concealed_kong' else 'exposed'} kong(s)") if n else None
 
 
 # --- waits -------------------------------------------------------------------------------------
-@check("wait")
-def wait(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class WaitParams(Params):
+    shapes: tuple[WaitShape, ...]
+    any_count_option: str | None = None  # an option that lets the wait count with |W| > 1
+    multi: bool = False  # 假獨: only when more than one tile is waited on
+
+    def options_read(self) -> tuple[str, ...]:
+        return (self.any_count_option,) if self.any_count_option else ()
+
+
+@check("wait", WaitParams)
+def wait(it: Interpretation, p: WaitParams) -> Hit:
     """邊張/崁張/獨聽/獨獨/假獨: the wait shape in ``shapes`` with |W| = 1 (or ``multi``)."""
-    if not _standard(it) or it.wait not in p["shapes"]:
+    if not _standard(it) or it.wait not in p.shapes:
         return None
     lone = it.wait_count == 1
-    option = p.get("any_count_option")
-    if p.get("multi"):
+    if p.multi:
         if lone:
             return None
-    elif not lone and not (option and it.opts.get(option)):
+    elif not lone and not (p.any_count_option and it.opts[p.any_count_option]):
         return None
     names = {SINGLE: "single (單吊)", EDGE: "edge (邊張)", CLOSED: "closed (崁張)", SHANPON: "shanpon (對碰)"}
     return 1, f"{names.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
 
 
 @check("shanpon")
-def shanpon(it: Interpretation, p: dict) -> Hit:
+def shanpon(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on one of two pairs (對碰)") if _standard(it) and it.wait == SHANPON else None
 
 
@@ -459,8 +579,13 @@ def _chow_counts(it: Interpretation) -> dict[int, int]:
     return counts
 
 
-@check("identical_chows")
-def identical_chows(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class IdenticalChowsParams(Params):
+    level: Literal["single", "double", "triple"]
+
+
+@check("identical_chows", IdenticalChowsParams)
+def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
     if not _standard(it):
         return None
@@ -468,7 +593,7 @@ def identical_chows(it: Interpretation, p: dict) -> Hit:
     triple = sum(1 for n in counts.values() if n >= 3)
     pairs = sum(1 for n in counts.values() if n == 2) + sum(1 for n in counts.values() if n >= 4)
     level = {"triple": triple >= 1, "double": pairs >= 2, "single": pairs == 1 and not triple}
-    return (1, "identical chows in one suit") if level[p["level"]] else None
+    return (1, "identical chows in one suit") if level[p.level] else None
 
 
 def _same_number_groups(it: Interpretation) -> list[int]:
@@ -483,13 +608,13 @@ def _same_number_groups(it: Interpretation) -> list[int]:
 
 
 @check("sisters")
-def sisters(it: Interpretation, p: dict) -> Hit:
+def sisters(it: Interpretation, p: NoParams) -> Hit:
     n = sum(1 for k in _same_number_groups(it) if k == 2) if _standard(it) else 0
     return (n, "same sets in two suits") if n else None
 
 
 @check("three_suit_sets")
-def three_suit_sets(it: Interpretation, p: dict) -> Hit:
+def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
     n = sum(1 for k in _same_number_groups(it) if k == 3) if _standard(it) else 0
     return (n, "same sets in all three suits") if n else None
 
@@ -514,23 +639,34 @@ def _hidden_chow(it: Interpretation, s: SetView) -> bool:
     return not s.melded and not completed_by_discard
 
 
-@check("dragon")
-def dragon(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class DragonParams(Params):
+    kind: Literal["pure", "mixed"]  # 清龍 or 雜龍
+    hidden: bool
+
+
+@check("dragon", DragonParams)
+def dragon(it: Interpretation, p: DragonParams) -> Hit:
     if not _standard(it):
         return None
     found = _dragon_chows(it)
-    if not found or found[0] != p["kind"]:
+    if not found or found[0] != p.kind:
         return None
     hidden = all(_hidden_chow(it, s) for s in found[1])
-    if hidden != p["hidden"]:
+    if hidden != p.hidden:
         return None
-    return 1, ("123-456-789 of one suit" if p["kind"] == "pure" else "123, 456 and 789 across three suits") + (
+    return 1, ("123-456-789 of one suit" if p.kind == "pure" else "123, 456 and 789 across three suits") + (
         ", all concealed" if hidden else ""
     )
 
 
-@check("four_in_hand")
-def four_in_hand(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class FourInHandParams(Params):
+    variant: Literal["single", "double", "pair"]
+
+
+@check("four_in_hand", FourInHandParams)
+def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     """四歸一 family: all four copies among concealed tiles and the winning tile, not a kong."""
     if not _standard(it):
         return None
@@ -543,7 +679,7 @@ def four_in_hand(it: Interpretation, p: dict) -> Hit:
         hand_counts[it.pair] += 2
     fours = [i for i, n in enumerate(hand_counts) if n == 4]
     two_as_pair = [i for i in fours if i == it.pair]
-    variant = p["variant"]
+    variant = p.variant
     if variant == "pair" and two_as_pair:
         return 1, f"all four {_names(two_as_pair)}, two of them the pair"
     plain = [i for i in fours if i != it.pair]
@@ -569,12 +705,17 @@ def _old_young(it: Interpretation) -> list[int]:
     return suits
 
 
-@check("old_young")
-def old_young(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class OldYoungParams(Params):
+    variant: Literal["plain", "double", "honour_pair", "terminal_pair"]
+
+
+@check("old_young", OldYoungParams)
+def old_young(it: Interpretation, p: OldYoungParams) -> Hit:
     if not _standard(it):
         return None
     found = _old_young(it)
-    variant = p["variant"]
+    variant = p.variant
     if variant == "double":
         return (1, "two 老少") if len(found) >= 2 else None
     if len(found) != 1:
@@ -589,11 +730,16 @@ def old_young(it: Interpretation, p: dict) -> Hit:
 
 
 # --- special forms -------------------------------------------------------------------------
-@check("pairs_and_triplet")
-def pairs_and_triplet(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class PairsAndTripletParams(Params):
+    variant: Literal["plain", "eight_pairs_wait", "one_four", "two_fours"] = "plain"
+
+
+@check("pairs_and_triplet", PairsAndTripletParams)
+def pairs_and_triplet(it: Interpretation, p: PairsAndTripletParams) -> Hit:
     if it.form != PAIRS_AND_TRIPLET:
         return None
-    variant = p.get("variant", "plain")
+    variant = p.variant
     fours = sum(1 for n in it.counts if n == 4)
     before = list(it.counts)
     before[PLAYING_TILES.index(it.hand.winning_tile)] -= 1
@@ -609,17 +755,22 @@ def pairs_and_triplet(it: Interpretation, p: dict) -> Hit:
     return None
 
 
-@check("thirteen_orphans")
-def thirteen_orphans(it: Interpretation, p: dict) -> Hit:
+@dataclass(frozen=True)
+class ThirteenOrphansParams(Params):
+    terminal_pung: bool  # the extra set is a 么九 pung
+
+
+@check("thirteen_orphans", ThirteenOrphansParams)
+def thirteen_orphans(it: Interpretation, p: ThirteenOrphansParams) -> Hit:
     if it.form != THIRTEEN_ORPHANS:
         return None
     extra = it.sets[0]
     terminal_pung = extra.is_pung and (extra.index in TERMINAL_IDX or extra.index >= 27)
-    if p.get("terminal_pung") != terminal_pung:
+    if p.terminal_pung != terminal_pung:
         return None
     return 1, "thirteen orphans plus a set" + (" that is a 么九 pung" if terminal_pung else "")
 
 
 @check("sixteen_unrelated")
-def sixteen_unrelated(it: Interpretation, p: dict) -> Hit:
+def sixteen_unrelated(it: Interpretation, p: NoParams) -> Hit:
     return (1, "sixteen unrelated kinds and a pair") if it.form == SIXTEEN_UNRELATED else None

@@ -1,4 +1,4 @@
-"""Payments: 底 + 台 × 台數, the dealer's 2N+1 on either side, and seed 003's 拉 settlement."""
+"""Payments: 底 + 台 × 台數, the dealer's 2N+1 on either side, and the hk preset's 拉 settlement."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def payments_for(hand: Hand, total: int) -> dict[str, float]:
 
 @dataclass
 class LaLedger:
-    """Seed 003's 拉: debts to the current winner stand until another player wins.
+    """The hk preset's 拉: debts to the current winner stand until another player wins.
 
     ``record(winner, amounts)`` takes one hand's payments ({payer: amount}) and returns
     the transfers that settle now as (payer, payee, amount).

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import types
+import typing
+from dataclasses import MISSING, dataclass, fields, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .errors import ErrorCode, TaicamError
 from .hand import HandError
-from .patterns import CHECKS
+from .patterns import CHECK_SPECS, Params
 
 FORMS = ("standard", "pairs_and_triplet", "thirteen_orphans", "sixteen_unrelated")
 _PRESET_KEYS = {"name", "unit", "seed", "description", "forms", "options", "patterns", "chicken", "flower_win_keeps"}
@@ -24,8 +27,11 @@ _OPTION_KEYS = {"default", "meaning"}
 _CHICKEN_KEYS = {"id", "name", "tai", "ignore", "drops"}
 
 
-class RulesError(ValueError):
+class RulesError(TaicamError):
     """A preset file that does not describe a valid preset."""
+
+    def __init__(self, message: str):
+        super().__init__(ErrorCode.BAD_PRESET, message)
 
 
 @dataclass(frozen=True)
@@ -40,11 +46,12 @@ class PatternRule:
     name: str
     check: str
     tai: int | str  # a number, or the name of an option holding the number
-    params: tuple[tuple[str, Any], ...]
+    params: Params  # the check's own params type, checked when the preset loads
     excludes: tuple[Exclusion, ...]
     when_option: str | None
     unless_option: str | None
     note: str
+    scores_flower_win: bool = False  # kept when the hand is a flower win (八仙過海/七搶一)
 
 
 @dataclass(frozen=True)
@@ -77,12 +84,10 @@ class Preset:
         for key, value in overrides.items():
             if key not in values:
                 known = ", ".join(sorted(values)) or "none"
-                raise HandError("unknown_option", f"preset '{self.name}' has no option '{key}' (options: {known})")
-            if type(value) is not type(values[key]):
-                raise HandError(
-                    "bad_option",
-                    f"option '{key}' takes a {type(values[key]).__name__}, got {value!r}",
-                )
+                raise HandError(ErrorCode.UNKNOWN_OPTION, f"preset '{self.name}' has no option '{key}' (options: {known})")
+            problem = option_value_problem(values[key], value)
+            if problem:
+                raise HandError(ErrorCode.BAD_OPTION, f"option '{key}' {problem}", {"option": key, "value": value})
             values[key] = value
         return values
 
@@ -115,6 +120,76 @@ def _require(condition: bool, source: str, message: str) -> None:
         raise RulesError(f"{source}: {message}")
 
 
+def option_value_problem(default: Any, value: Any) -> str | None:
+    """Why ``value`` cannot stand for an option whose default is ``default``, or None.
+
+    Options are switches (true/false) or counts of 台 (whole numbers ≥ 0).
+    """
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else f"takes true or false, got {value!r}"
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"takes a whole number, got {value!r}"
+    return None if value >= 0 else f"takes a whole number ≥ 0, got {value!r}"
+
+
+def _value_fits(value: Any, expected: Any) -> tuple[bool, Any]:
+    """Whether the JSON ``value`` fits the params field type ``expected``; and the value to keep."""
+    origin, args = typing.get_origin(expected), typing.get_args(expected)
+    if expected is bool:
+        return isinstance(value, bool), value
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool), value
+    if expected is str:
+        return isinstance(value, str), value
+    if origin is typing.Literal:
+        return value in args, value
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return type(None) in args, None
+        return _value_fits(value, next(a for a in args if a is not type(None)))
+    if origin is tuple:
+        if not isinstance(value, list):
+            return False, value
+        items = [_value_fits(item, args[0]) for item in value]
+        return all(ok for ok, _ in items), tuple(kept for _, kept in items)
+    raise TypeError(f"params field type {expected!r} is not supported")  # a programming error in patterns.py
+
+
+def _type_name(expected: Any) -> str:
+    origin, args = typing.get_origin(expected), typing.get_args(expected)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(json.dumps(a) for a in args)
+    if origin is tuple:
+        return f"a list, each {_type_name(args[0])}"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join("null" if a is type(None) else _type_name(a) for a in args)
+    return {bool: "true or false", int: "a whole number", str: "a string"}.get(expected, str(expected))
+
+
+def parse_params(check: str, raw: Any, where: str) -> Params:
+    """Build the params of ``check`` from a pattern's ``params`` object; raise ``RulesError`` naming
+    ``where`` (file and pattern) and the key for an unknown, missing or mistyped param."""
+    params_type = CHECK_SPECS[check].params
+    declared = {f.name: f for f in fields(params_type)}
+    hints = typing.get_type_hints(params_type)
+    if not isinstance(raw, dict):
+        raise RulesError(f"{where}: 'params' must be an object")
+    known = ", ".join(declared) or "none"
+    for key in raw:
+        if key not in declared:
+            raise RulesError(f"{where}: unknown param '{key}' for check '{check}' (params: {known})")
+    values = {}
+    for name, spec in declared.items():
+        if name not in raw:
+            if spec.default is MISSING:
+                raise RulesError(f"{where}: missing param '{name}' for check '{check}'")
+            continue
+        ok, values[name] = _value_fits(raw[name], hints[name])
+        if not ok:
+            raise RulesError(f"{where}: param '{name}' must be {_type_name(hints[name])}, got {json.dumps(raw[name])}")
+    return params_type(**values)
+
+
 def parse_preset(data: Any, source: str = "preset") -> Preset:
     _require(isinstance(data, dict), source, "a preset is a JSON object")
     unknown = set(data) - _PRESET_KEYS
@@ -124,6 +199,7 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
     forms = tuple(data.get("forms", ["standard"]))
     _require(set(forms) <= set(FORMS), source, f"forms must be among {FORMS}")
     options_raw = data.get("options", {})
+    _require(isinstance(options_raw, dict), source, "'options' is an object of option names")
     options, meanings = [], []
     for name, spec in options_raw.items():
         _require(
@@ -131,9 +207,14 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
             source,
             f"option '{name}' needs a 'default'",
         )
+        default = spec["default"]
+        problem = None if isinstance(default, bool) else option_value_problem(0, default)
+        _require(problem is None, source, f"option '{name}': the default {problem}")
         options.append((name, spec["default"]))
         meanings.append((name, spec.get("meaning", "")))
     option_names = {name for name, _ in options}
+    count_options = {name for name, default in options if not isinstance(default, bool)}
+    switch_options = option_names - count_options
     patterns = []
     for raw in data["patterns"]:
         _require(isinstance(raw, dict), source, "each pattern is an object")
@@ -141,13 +222,21 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
         _require(not unknown, source, f"pattern {raw.get('id')!r}: unknown key(s) {sorted(unknown)}")
         for key in ("id", "name", "check", "tai"):
             _require(key in raw, source, f"pattern {raw.get('id')!r}: missing '{key}'")
-        _require(raw["check"] in CHECKS, source, f"pattern {raw['id']!r}: no check named {raw['check']!r}")
+        _require(raw["check"] in CHECK_SPECS, source, f"pattern {raw['id']!r}: no check named {raw['check']!r}")
         tai = raw["tai"]
         _require(
-            (isinstance(tai, int) and not isinstance(tai, bool)) or tai in option_names,
+            (isinstance(tai, int) and not isinstance(tai, bool) and tai >= 0) or tai in count_options,
             source,
-            f"pattern {raw['id']!r}: 'tai' must be a whole number or an option name",
+            f"pattern {raw['id']!r}: 'tai' must be a whole number ≥ 0 or the name of a whole-number option, got {tai!r}",
         )
+        params = parse_params(raw["check"], raw.get("params", {}), f"{source}: pattern {raw['id']!r}")
+        for name in params.options_read():
+            _require(
+                name in switch_options,
+                source,
+                f"pattern {raw['id']!r}: check '{raw['check']}' reads option '{name}', which this preset does not declare"
+                " as true/false",
+            )
         excludes = []
         for entry in raw.get("excludes", []):
             if isinstance(entry, str):
@@ -159,7 +248,7 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
             _require(raw.get(key) in (None, *option_names), source, f"pattern {raw['id']!r}: unknown option {raw.get(key)!r}")
         patterns.append(
             PatternRule(
-                raw["id"], raw["name"], raw["check"], tai, tuple(sorted(raw.get("params", {}).items())),
+                raw["id"], raw["name"], raw["check"], tai, params,
                 tuple(excludes), raw.get("when_option"), raw.get("unless_option"), raw.get("note", ""),
             )
         )  # fmt: skip
@@ -174,10 +263,12 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
     chicken = None
     if data.get("chicken"):
         raw = data["chicken"]
-        _require(set(raw) <= _CHICKEN_KEYS, source, "chicken: unknown keys")
+        _require(isinstance(raw, dict) and set(raw) <= _CHICKEN_KEYS, source, "chicken: unknown keys")
+        _require(set(raw.get("ignore", [])) | set(raw.get("drops", [])) <= set(ids), source, "chicken names unknown patterns")
         chicken = Chicken(raw["id"], raw["name"], raw["tai"], tuple(raw.get("ignore", [])), tuple(raw.get("drops", [])))
     keeps = tuple(data.get("flower_win_keeps", []))
     _require(set(keeps) <= set(ids), source, "flower_win_keeps names unknown patterns")
+    patterns = [replace(p, scores_flower_win=CHECK_SPECS[p.check].scores_flower_win or p.id in keeps) for p in patterns]
     return Preset(
         data["name"], data["unit"], data.get("seed", ""), data.get("description", ""), forms,
         tuple(options), tuple(meanings), tuple(patterns), chicken, keeps,
@@ -242,5 +333,5 @@ def load_presets(extra_dirs: tuple[str, ...] | None = None) -> dict[str, Preset]
 def get_preset(name: str) -> Preset:
     presets = load_presets()
     if name not in presets:
-        raise HandError("unknown_preset", f"unknown preset '{name}' (known: {', '.join(sorted(presets))})")
+        raise HandError(ErrorCode.UNKNOWN_PRESET, f"unknown preset '{name}' (known: {', '.join(sorted(presets))})")
     return presets[name]

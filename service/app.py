@@ -21,20 +21,24 @@ from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
 from taicam_datasets.labels import LabelStore
 
+from scoring.api import score_hand as score_one_hand
 from scoring.api import score_many_json, waits_json
+from scoring.errors import TaicamError
 from scoring.rules import load_presets
 from vision.annotate import Annotator
 from vision.detector import TileDetector
 from vision.frames import FrameError, decode_image
 
 from .camera import ServerCamera
+from .context import SituationIn, parse_json_field, situation
 from .errors import ApiError, envelope, install_error_handlers
 from .labeling import build_router
 from .ledger import Ledger
 from .live import LiveScorer
-from .pipeline import CONTEXT_FIELDS, recognise, repair, score_layout
+from .pipeline import recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, TableIn
 from .settings import Settings
 
@@ -138,12 +142,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.post("/v1/score/hand", tags=["scoring"])
     def score_hand(body: Annotated[Any, Depends(_json_body)]) -> JSONResponse:
-        result, ok = score_many_json(body)
-        if ok:
-            return JSONResponse(result)
-        if isinstance(result, list):
-            return JSONResponse(result, status_code=422)
-        return envelope(422, result["error"]["code"], result["error"]["message"])
+        if isinstance(body, list):
+            results, ok = score_many_json(body)
+            return JSONResponse(results, status_code=200 if ok else 422)
+        return JSONResponse(score_one_hand(body))  # a HandError reaches the envelope with its details
 
     @app.post("/v1/waits", tags=["scoring"])
     def waits(body: Annotated[Any, Depends(_json_body)]) -> dict[str, Any]:
@@ -163,43 +165,29 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def score_photo(
         detector: DetectorDep,
         image: Annotated[UploadFile, File()],
+        situation_form: Annotated[SituationIn, Form()],
         preset: Annotated[str, Form()] = "taiwan",
-        self_drawn: Annotated[bool, Form()] = False,
-        seat_wind: Annotated[str, Form()] = "E",
-        round_wind: Annotated[str, Form()] = "E",
-        dealer: Annotated[bool, Form()] = False,
-        dealer_streak: Annotated[int, Form()] = 0,
-        last_tile: Annotated[bool, Form()] = False,
-        kong_replacement: Annotated[bool, Form()] = False,
-        flower_replacement: Annotated[bool, Form()] = False,
-        robbing_kong: Annotated[bool, Form()] = False,
-        declared_ready: Annotated[bool, Form()] = False,
-        heavenly: Annotated[bool, Form()] = False,
-        earthly: Annotated[bool, Form()] = False,
-        human: Annotated[bool, Form()] = False,
-        heavenly_ready: Annotated[bool, Form()] = False,
-        earthly_ready: Annotated[bool, Form()] = False,
         winning_tile: Annotated[str | None, Form(description="a code in the hand row, or a detection id")] = None,
         corrections: Annotated[str | None, Form(description='JSON: {"detection id": "code"}')] = None,
-        settlement: Annotated[str | None, Form(description="JSON settlement block")] = None,
         annotate: Annotated[bool, Form()] = True,
         conf: Annotated[float, Form()] = settings.conf,
     ) -> JSONResponse:
         _, frame = read_upload(image)
-        fixes = _parse_json_field(corrections, "corrections") or {}
+        fixes = _corrections(parse_json_field(corrections, "corrections"))
+        context = situation(situation_form)
         try:
-            recognition = recognise(detector, frame, conf, {int(k): v for k, v in fixes.items()})
-        except ValueError as error:
+            recognition = recognise(detector, frame, conf, fixes)
+        except TaicamError:
+            raise  # the error handlers map it with its own code
+        except ValueError as error:  # recognise refuses a correction it cannot apply
             raise ApiError(422, "bad_correction", str(error)) from error
-        context = {k: v for k, v in locals().items() if k in CONTEXT_FIELDS}
-        context["settlement"] = _parse_json_field(settlement, "settlement")
-        if context["settlement"] is None:
-            del context["settlement"]
-        recognition = repair(recognition, context, preset, frozenset(int(k) for k in fixes))
+        recognition = repair(recognition, context, preset, frozenset(fixes))
         override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
         try:
             result = score_layout(recognition.layout, context, preset, override)
-        except ValueError as error:
+        except TaicamError:
+            raise
+        except ValueError as error:  # the winning tile named is not in the hand row
             raise ApiError(422, "bad_winning_tile", str(error)) from error
         payload = {"detections": recognition.detections.to_json(), **result, "ms": round(recognition.ms, 1)}
         if annotate:
@@ -260,9 +248,18 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             return
         params = dict(websocket.query_params)
         stable = params.get("stable", "4")
+        try:
+            context = situation(SituationIn.model_validate(params))
+        except ValidationError as error:
+            problems = [{"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]} for e in error.errors()]
+            await _refuse(websocket, "invalid_request", "the query does not match the API", {"problems": problems})
+            return
+        except ApiError as error:
+            await _refuse(websocket, error.code, error.message, error.details)
+            return
         scorer = LiveScorer(
             detector,
-            _context_from_query(params),
+            context,
             params.get("preset", "taiwan"),
             settings.conf,
             int(stable) if stable.isdigit() else 4,
@@ -317,13 +314,17 @@ async def _json_body(request: Request) -> Any:
         raise ApiError(422, "bad_json", f"the body is not JSON: {error}") from error
 
 
-def _parse_json_field(value: str | None, name: str) -> Any:
-    if not value:
-        return None
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as error:
-        raise ApiError(422, "bad_field", f"'{name}' is not valid JSON: {error}") from error
+def _corrections(value: Any) -> dict[int, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.isdigit() for k in value):
+        raise ApiError(422, "bad_correction", 'corrections are {"detection id": "tile code"}')
+    return {int(k): v for k, v in value.items()}
+
+
+async def _refuse(websocket: WebSocket, code: str, message: str, details: dict[str, Any]) -> None:
+    await websocket.send_json({"error": {"code": code, "message": message, "details": details}})
+    await websocket.close()
 
 
 def _token_ok(request: Request, token: str) -> bool:
@@ -333,21 +334,6 @@ def _token_ok(request: Request, token: str) -> bool:
         or request.headers.get("authorization", "").removeprefix("Bearer ").strip()
     )
     return bool(offered) and secrets.compare_digest(offered, token)
-
-
-def _context_from_query(params: dict[str, str]) -> dict[str, Any]:
-    context: dict[str, Any] = {}
-    for key in CONTEXT_FIELDS:
-        if key not in params:
-            continue
-        value = params[key]
-        if key in ("seat_wind", "round_wind"):
-            context[key] = value
-        elif key == "dealer_streak":
-            context[key] = int(value) if value.isdigit() else 0
-        elif key not in ("options", "settlement", "flower_win", "own_discards", "consecutive_kongs"):
-            context[key] = value.lower() in ("1", "true", "yes", "on")
-    return context
 
 
 def _live_frame(scorer: LiveScorer, data: bytes) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from scoring.hand import HandError
+from scoring.errors import ErrorCode, TaicamError
 
 from .ledger import LedgerError
 
@@ -32,6 +32,8 @@ def envelope(status: int, code: str, message: str, details: dict[str, Any] | Non
 
 
 LEDGER_STATUS = {"not_found": 404, "conflict": 409}
+# A scoring error is the caller's (422) unless listed: a broken house preset is the server's.
+STATUS_BY_CODE: dict[str, int] = {ErrorCode.BAD_PRESET: 500}
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -39,9 +41,9 @@ def install_error_handlers(app: FastAPI) -> None:
     async def api_error(request: Request, error: ApiError) -> JSONResponse:
         return envelope(error.status, error.code, error.message, error.details)
 
-    @app.exception_handler(HandError)
-    async def hand_error(request: Request, error: HandError) -> JSONResponse:
-        return envelope(422, error.code, error.message, error.details)
+    @app.exception_handler(TaicamError)
+    async def taicam_error(request: Request, error: TaicamError) -> JSONResponse:
+        return envelope(STATUS_BY_CODE.get(error.code, 422), error.code, error.message, error.details)
 
     @app.exception_handler(LedgerError)
     async def ledger_error(request: Request, error: LedgerError) -> JSONResponse:

@@ -12,17 +12,14 @@ from typing import Any
 import numpy as np
 
 from scoring.api import score_hand_json
+from scoring.hand import SITUATION_KEYS
 from scoring.tiles import TILE_CODES
 from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.grouping import Layout, group_tiles
 from vision.photo import detect_photo
 
-CONTEXT_FIELDS = (
-    "self_drawn", "seat_wind", "round_wind", "dealer", "dealer_streak", "last_tile", "kong_replacement",
-    "flower_replacement", "robbing_kong", "declared_ready", "heavenly", "earthly", "human", "heavenly_ready",
-    "earthly_ready", "flower_win", "consecutive_kongs", "own_discards", "options", "settlement",
-)  # fmt: skip
+CONTEXT_FIELDS = SITUATION_KEYS  # declared once, by scoring.hand.WinContext
 
 
 @dataclass

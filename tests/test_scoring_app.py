@@ -1,4 +1,4 @@
-"""Preset `app` (seed 004): its own values, its short exclusion list and its options."""
+"""Preset `app` (a Taiwan mahjong app's rules page): its own values, its short exclusion list and its options."""
 
 from __future__ import annotations
 
@@ -104,4 +104,4 @@ def test_flower_wins_and_first_round_wins():
     assert app(PLAIN, "8s", flowers=flowers, flower_win="seven_rob_one") == {"七搶一": 8}
     assert app(WITH_HONOUR_PAIR, "8s", earthly=True, self_drawn=True) == {"地胡": 16}
     with_kong = app("123m 456m 234s 11z 67s", "8s", ("concealed_kong:9999p",), dealer=True, heavenly=True, self_drawn=True)
-    assert with_kong == {"天胡": 24, "莊家": 1}  # 暗槓 allowed in seed 004
+    assert with_kong == {"天胡": 24, "莊家": 1}  # the app's rules allow 暗槓

@@ -73,3 +73,23 @@ def test_inconsistent_situation():
 def test_waits_api_rejects_a_winning_tile():
     with pytest.raises(HandError):
         waits_json({**GOOD})
+
+
+def test_error_json_keeps_the_details():
+    from scoring.api import score_hand
+
+    with pytest.raises(HandError) as raised:
+        score_hand({**GOOD, "winning_tile": "9s"})
+    assert raised.value.to_json()["error"]["details"] == {"waits": ["5s", "8s"]}
+
+
+def test_every_error_code_is_one_of_the_stable_codes():
+    from scoring.errors import ErrorCode
+
+    broken = [
+        {**GOOD, "winning_tile": "9s"},
+        {**GOOD, "colour": "red"},
+        {**GOOD, "preset": "nope"},
+        {**GOOD, "options": {"x": 1}},
+    ]
+    assert all(error_code(data) in set(ErrorCode) for data in broken)

@@ -1,4 +1,4 @@
-"""Preset `hk` (seed 003, in 番): the additive table, its families and special forms."""
+"""Preset `hk` (the Hong Kong variant 台灣麻雀, in 番): the additive table, its families and special forms."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from scoring.api import score_hand_json
 from scoring.payments import LaLedger
 from tests.scoring_helpers import hand
 
-# 混一色 4 + 圈風台 1 + 正花 1 = 6台 under `app` (seed 004's example: 底50/台20 → 170).
+# 混一色 4 + 圈風台 1 + 正花 1 = 6台 under `app` (the app rules page's example: 底50/台20 → 170).
 SIX_TAI_APP = hand("456m 789m 111z 55m 67m", "8m", ("chow:123m",), flowers="2f", preset="app", seat_wind="S", round_wind="E")
 
 

@@ -1,4 +1,4 @@
-"""Preset `taiwan` (seed 000): every pattern scores once and misses once; exclusions and options."""
+"""Preset `taiwan` (standard Taiwan rules): every pattern scores once and misses once; exclusions and options."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def test_ready_and_first_round_wins():
     found = patterns("123m 456m 789p 234s 55p 12s", "3s", dealer=True, heavenly=True, self_drawn=True)
     assert found == {"莊家連N拉N": 1, "天胡": 24}  # no 邊張, 門清, 自摸
     with_kong = patterns("123m 456m 234s 11z 67s", "8s", ("concealed_kong:9999p",), dealer=True, heavenly=True, self_drawn=True)
-    assert "天胡" not in with_kong  # seed 000: no 暗槓 allowed
+    assert "天胡" not in with_kong  # standard rules: no 暗槓 allowed
 
 
 def test_flower_wins_score_only_themselves_and_dealer():

@@ -147,3 +147,27 @@ def test_live_websocket_reports_a_stable_hand_once(fake_app, jpeg_bytes):
         assert len(stable) == 1 and stable[0]["score"]["total"] == 3
         socket.send_bytes(b"not a jpeg")
         assert socket.receive_json()["error"]["code"] == "not_an_image"
+
+
+def test_score_hand_errors_keep_their_details_as_waits_does(fake_app):
+    with TestClient(fake_app) as client:
+        error = client.post("/v1/score/hand", json=hand("123m 456m 789p 234s 55p 67s", "9s")).json()["error"]
+        assert error["code"] == "not_winning" and error["details"]["waits"] == ["5s", "8s"]
+
+
+def test_a_broken_house_preset_is_the_bad_preset_code_not_a_bad_winning_tile(fake_app, jpeg_bytes, tmp_path, monkeypatch):
+    from scoring.rules import load_presets
+
+    broken = {"name": "house", "unit": "台", "patterns": [{"id": "w", "name": "W", "check": "wait", "tai": 1, "params": {}}]}
+    (tmp_path / "house.json").write_text(json.dumps(broken), encoding="utf-8")
+    monkeypatch.setenv("TAICAM_PRESETS", str(tmp_path))
+    load_presets.cache_clear()
+    try:
+        with TestClient(fake_app) as client:
+            response = client.post(
+                "/v1/score", files={"image": ("hand.jpg", jpeg_bytes, "image/jpeg")}, data={"annotate": "false"}
+            )
+        assert response.status_code == 500 and response.json()["error"]["code"] == "bad_preset"
+        assert "missing param 'shapes'" in response.json()["error"]["message"]
+    finally:
+        load_presets.cache_clear()

@@ -25,6 +25,12 @@ MELD_ROW_REACH = 2.0  # rows of melds this close across count towards the row th
 FLOWER_REACH = 14.0  # flowers count within this many tile widths beyond the hand row's ends
 SIZE_RATIO = 0.62  # tiles smaller than this share of the hand's tiles are background
 LOW_CONFIDENCE = 0.5
+SIMILAR_SIZE = 0.7  # neighbours at least this share of each other's size set the row's direction
+SAME_ROW = 0.45  # centres closer than this many tile heights across the row share a row
+MELD_ROW_SHARE = 0.3  # a row that splits wholly into melds counts this share towards being the hand
+BESIDE_MELD_SHARE = 0.5  # meld rows beside a row add this share of their mass to it
+ALIGNED = 0.5  # a tile off the hand row by less than this many tile heights lies in line with it
+WINNER_REACH = 4  # a lone tile within this many tile widths of the hand's end may be the winning tile
 
 
 @dataclass
@@ -67,7 +73,7 @@ def _row_angle(centres: np.ndarray, sizes: np.ndarray) -> float:
         return 0.0
     diff = centres[None, :, :] - centres[:, None, :]
     dist = np.hypot(diff[..., 0], diff[..., 1])
-    similar = np.minimum(sizes[:, None], sizes[None, :]) / np.maximum(sizes[:, None], sizes[None, :]) > 0.7
+    similar = np.minimum(sizes[:, None], sizes[None, :]) / np.maximum(sizes[:, None], sizes[None, :]) > SIMILAR_SIZE
     dist = np.where(similar & ~np.eye(n, dtype=bool), dist, np.inf)
     nearest = dist.argmin(axis=1)
     ok = np.isfinite(dist[np.arange(n), nearest])
@@ -157,14 +163,14 @@ def _pick_hand_row(rows: list[list[int]], codes: list[str], xy: np.ndarray, size
         run = [codes[i] for i in faces]
         meld_like = len(run) >= 3 and split_melds(faces, run, [0.0] * len(run)) is not None
         mass = float((sizes[faces] ** 2).sum())
-        own.append(mass * (0.3 if meld_like else 1.0))
+        own.append(mass * (MELD_ROW_SHARE if meld_like else 1.0))
         meld_mass.append(mass if meld_like and len(faces) % 3 == 0 else 0.0)
         centre.append(float(np.median(xy[row, 1])))
     centres = np.array(centre)
-    scores = [
-        own[k] + 0.5 * sum(meld_mass[j] for j in np.flatnonzero(np.abs(centres - centre[k]) <= MELD_ROW_REACH * tall) if j != k)
-        for k in range(len(rows))
-    ]
+    scores = []
+    for k in range(len(rows)):
+        beside = np.flatnonzero(np.abs(centres - centre[k]) <= MELD_ROW_REACH * tall)
+        scores.append(own[k] + BESIDE_MELD_SHARE * sum(meld_mass[j] for j in beside if j != k))
     return rows[int(np.argmax(scores))]
 
 
@@ -197,7 +203,7 @@ def group_tiles(detections: Detections) -> Layout:
     height = np.maximum(across[:, None], across[None, :])
     width = np.minimum(along[:, None], along[None, :])
     gap = np.abs(xy[:, None, 0] - xy[None, :, 0]) - (along[:, None] + along[None, :]) / 2
-    same_row = (np.abs(xy[:, None, 1] - xy[None, :, 1]) < 0.45 * height) & (gap < ROW_GAP_LIMIT * width)
+    same_row = (np.abs(xy[:, None, 1] - xy[None, :, 1]) < SAME_ROW * height) & (gap < ROW_GAP_LIMIT * width)
     for i, j in zip(*np.nonzero(np.triu(same_row & (big[:, None] == big[None, :]), 1)), strict=True):
         parent[find(int(i))] = find(int(j))
     rows: dict[int, list[int]] = {}
@@ -251,8 +257,8 @@ def group_tiles(detections: Detections) -> Layout:
         for i in range(n):
             if i in used or i in main or not big[i] or codes[i] == BACK:
                 continue
-            aligned = abs(xy[i, 1] - row_y) < 0.5 * tall
-            near_end = min(abs(xy[i, 0] - ends[0]), abs(xy[i, 0] - ends[1])) < 4 * unit
+            aligned = abs(xy[i, 1] - row_y) < ALIGNED * tall
+            near_end = min(abs(xy[i, 0] - ends[0]), abs(xy[i, 0] - ends[1])) < WINNER_REACH * unit
             if aligned and near_end and rows[find(i)] is not main and len(rows[find(i)]) == 1:
                 lone.append([i])
     winning_candidates: list[int] = []

@@ -1,0 +1,207 @@
+"""Commands that read tiles from pictures: detect, score (a photo) and live (a camera or video)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..common import (
+    add_context_flags,
+    add_model_flags,
+    add_photo_flags,
+    context_from_args,
+    correction,
+    fraction,
+    load_detector,
+    positive_number,
+    print_json,
+    whole_number,
+)
+
+
+def _cmd_detect(args: argparse.Namespace) -> int:
+    import time
+
+    from vision.detector import ModelError
+    from vision.frames import FrameError, read_image
+    from vision.photo import detect_photo
+
+    try:
+        detector = load_detector(args)
+    except (FileNotFoundError, ModelError) as error:
+        print(f"taicam detect: {error}", file=sys.stderr)
+        return 2
+    failed = False
+    for path in args.images:
+        try:
+            image = read_image(path)
+        except FrameError as error:
+            failed = True
+            if args.json:
+                print_json({"image": path, "error": {"code": "bad_image", "message": str(error)}})
+            else:
+                print(f"{path}: {error}", file=sys.stderr)
+            continue
+        start = time.perf_counter()
+        detections = detect_photo(detector, image, conf=args.conf)
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        if args.json:
+            print_json({"image": path, "detections": detections.to_json(), "ms": ms})
+        else:
+            print(f"{path}: {len(detections)} tiles in {ms} ms: {' '.join(detections.codes)}")
+    return 2 if failed else 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from scoring.errors import TaicamError
+    from service.pipeline import recognise, repair, score_layout
+    from vision.annotate import Annotator
+    from vision.detector import ModelError
+    from vision.frames import FrameError, read_image
+
+    context = context_from_args(args)
+    corrections = dict(args.fix or [])
+    try:
+        detector = load_detector(args)
+        image = read_image(args.photo)
+        recognition = recognise(detector, image, conf=args.conf, corrections=corrections)
+        recognition = repair(recognition, context, args.preset, frozenset(corrections))
+        winning = args.winning
+        override = int(winning) if winning and winning.isdigit() else winning
+        result = score_layout(recognition.layout, context, args.preset, override)
+    except TaicamError:
+        raise  # main() reports it with its own code
+    # ValueError here is a --fix or --winning that does not fit the detections.
+    except (FileNotFoundError, ModelError, FrameError, ValueError) as error:
+        if args.json:
+            print_json({"error": {"code": "bad_input", "message": str(error)}})
+        else:
+            print(f"taicam score: {error}", file=sys.stderr)
+        return 2
+    if args.annotate:
+        import cv2
+
+        cv2.imwrite(args.annotate, Annotator().annotate(image, recognition.detections, recognition.layout))
+    if args.json:
+        print_json(result)
+        return 0 if "error" not in result["score"] else 2
+    _print_score(result)
+    return 0 if "error" not in result["score"] else 2
+
+
+def _print_score(result: dict) -> None:
+    from scoring.tiles import format_tiles
+
+    for group in result["groups"]:
+        if group["role"] != "background":
+            kind = f" {group['kind']}" if group["kind"] else ""
+            print(f"{group['role']}{kind}: {format_tiles(group['tiles'])}")
+    for warning in result["warnings"]:
+        print(f"warning: {warning}")
+    for alternative in result["alternatives"]:
+        print(f"alternative: winning tile {alternative['winning_tile']} → {alternative['total']}")
+    score = result["score"]
+    if "error" in score:
+        print(f"cannot score: {score['error']['message']}")
+        return
+    for pattern in score["patterns"]:
+        print(f"  {pattern['name']} {pattern['tai']}  ({pattern['why']})")
+    print(f"total {score['total']}")
+    if "payments" in score:
+        print("payments: " + ", ".join(f"{seat} pays {amount}" for seat, amount in score["payments"].items()))
+
+
+def _cmd_live(args: argparse.Namespace) -> int:
+    from service.live import LiveScorer
+    from vision.detector import ModelError
+    from vision.frames import FrameError, frames, open_source
+
+    context = context_from_args(args)
+    try:
+        detector = load_detector(args)
+        source = open_source(args.camera if args.camera is not None else (args.url or args.video))
+    except (FileNotFoundError, ModelError, FrameError) as error:
+        print(f"taicam live: {error}", file=sys.stderr)
+        return 2
+    scorer = LiveScorer(detector, context, args.preset, args.conf, args.stable)
+    window = _window_available()
+    count = 0
+    try:
+        for frame in frames(source):
+            count += 1
+            recognition, result = scorer.process(frame)
+            if not args.quiet:
+                print(
+                    f"\rframe {count}: {len(recognition.detections)} tiles, {recognition.ms:.0f} ms   ", end="", file=sys.stderr
+                )
+            if result is not None:
+                print(file=sys.stderr)
+                if args.json:
+                    print_json(result)
+                else:
+                    _print_score(result)
+            if window:
+                _show(frame, recognition)
+            if args.max_frames and count >= args.max_frames:
+                break
+    except FrameError as error:
+        print(f"\ntaicam live: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _window_available() -> bool:
+    import os
+
+    if not os.environ.get("DISPLAY"):
+        return False
+    import cv2
+
+    try:  # headless OpenCV builds have no GUI
+        cv2.namedWindow("taicam")
+        return True
+    except cv2.error:
+        return False
+
+
+def _show(frame, recognition) -> None:
+    import cv2
+
+    from vision.annotate import Annotator
+
+    cv2.imshow("taicam", Annotator().annotate(frame, recognition.detections, recognition.layout))
+    cv2.waitKey(1)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    detect = commands.add_parser("detect", help="detect tiles in images")
+    detect.add_argument("images", nargs="+", help="image files")
+    detect.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    detect.add_argument("--conf", type=fraction, default=0.25, help="confidence threshold (default 0.25)")
+    add_model_flags(detect)
+    detect.set_defaults(handler=_cmd_detect)
+
+    score = commands.add_parser("score", help="score a photo of a winning hand")
+    score.add_argument("photo", help="photo of the table")
+    add_context_flags(score)
+    add_photo_flags(score)
+    score.add_argument("--winning", help="the winning tile: a code in the hand row or a detection id")
+    score.add_argument("--fix", nargs="*", type=correction, metavar="ID=CODE", help="correct detections, e.g. 3=5p")
+    score.add_argument("--annotate", metavar="OUT.jpg", help="write the photo with boxes and groups")
+    score.add_argument("--json", action="store_true", help="print the contract JSON")
+    score.set_defaults(handler=_cmd_score)
+
+    live = commands.add_parser("live", help="score hands live from a camera, stream or video")
+    source = live.add_mutually_exclusive_group(required=True)
+    source.add_argument("--camera", help="USB camera index, e.g. 0")
+    source.add_argument("--url", help="RTSP or HTTP MJPEG stream URL")
+    source.add_argument("--video", help="video file")
+    add_context_flags(live)
+    add_photo_flags(live)
+    live.add_argument("--stable", type=positive_number, default=5, help="frames a hand must hold still (default 5)")
+    live.add_argument("--max-frames", type=whole_number, default=0, help="stop after this many frames")
+    live.add_argument("--json", action="store_true", help="print stable hands as JSON")
+    live.add_argument("--quiet", action="store_true", help="no running status line")
+    live.set_defaults(handler=_cmd_live)

@@ -1,0 +1,134 @@
+"""Commands that build and measure models: data synth, train, train-classifier and eval."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..common import add_model_flags, amount, classifier_path, fraction, positive_number, whole_number, yolo_folder
+
+
+def _cmd_data_synth(args: argparse.Namespace) -> int:
+    from taicam_datasets.synth import synthesize
+
+    data_yaml = synthesize(Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing)
+    print(f"wrote {args.n} scenes; train with: taicam train --data {Path(args.out).resolve()}")
+    print(data_yaml)
+    return 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from models.train import TrainConfig, train
+
+    data = tuple(Path(d) for d in args.data)
+    val = tuple(Path(v) for v in (args.val or args.data))
+    config = TrainConfig(
+        data=data,
+        val=val,
+        out=Path(args.out),
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        device=args.device,
+        arch=args.arch,
+        batch=args.batch,
+        workers=args.workers,
+        seed=args.seed,
+        hours=args.hours,
+        cache=args.cache,
+        warmup_epochs=args.warmup_epochs,
+    )
+    onnx_path = train(config)
+    print(f"exported {onnx_path}")
+    return 0
+
+
+def _cmd_train_classifier(args: argparse.Namespace) -> int:
+    from models.train_classifier import ClassifierConfig, train_classifier
+
+    data = tuple(Path(d) for d in args.data)
+    config = ClassifierConfig(
+        data=data, val=tuple(Path(v) for v in (args.val or args.data)), out=Path(args.out),
+        epochs=args.epochs, copies=args.copies, seed=args.seed,
+    )  # fmt: skip
+    metrics = train_classifier(config)
+    print(json.dumps({k: v for k, v in metrics.items() if k != "history"}))
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from models.evaluate import evaluate
+    from vision.detector import BUNDLED_MODEL, TileDetector
+
+    detector = TileDetector(args.model or BUNDLED_MODEL, classifier_path=classifier_path(args))
+    report = evaluate(detector, Path(args.data), split=args.split, conf=args.conf)
+    result = report.as_dict()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    print(f"images {result['images']}  tiles {result['tiles']}")
+    for key in ("tile_recall", "tile_precision", "class_accuracy", "map50", "hand_exact_match", "ms_per_image"):
+        print(f"{key:18s} {result[key]}")
+    print("per-class recall:", " ".join(f"{k}={v}" for k, v in result["per_class_recall"].items()))
+    if result["top_confusions"]:
+        print("top confusions:", ", ".join(f"{c['truth']}→{c['predicted']}×{c['count']}" for c in result["top_confusions"]))
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    data = commands.add_parser("data", help="build training data (synthetic scenes)")
+    data_commands = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    synth = data_commands.add_parser("synth", help="render synthetic table scenes with YOLO labels")
+    synth.add_argument("--out", required=True, help="output folder (YOLO layout)")
+    synth.add_argument("--n", type=positive_number, default=1000, help="number of scenes (default 1000)")
+    synth.add_argument("--seed", type=int, default=1, help="seed; the same seed gives the same scenes")
+    synth.add_argument("--workers", type=positive_number, default=None, help="processes (default: all cores)")
+    synth.add_argument(
+        "--framing", default="random", choices=["random", "hand", "table", "mix"], help="camera framing (default random)"
+    )
+    synth.set_defaults(handler=_cmd_data_synth)
+
+    train = commands.add_parser("train", help="train the tile detector and export ONNX (needs the 'train' extra)")
+    train.add_argument(
+        "--data", nargs="+", type=yolo_folder, required=True, help="YOLO-layout folders to train on (images/train)"
+    )
+    train.add_argument(
+        "--val", nargs="+", type=yolo_folder, help="YOLO-layout folders to validate on (images/val; default --data)"
+    )
+    train.add_argument("--out", default="runs/train", help="work folder; the ONNX lands here")
+    train.add_argument("--epochs", type=positive_number, default=50)
+    train.add_argument("--imgsz", type=positive_number, default=640)
+    train.add_argument("--device", default="cpu", help="'cpu' or a CUDA index such as 0")
+    train.add_argument(
+        "--arch", default="yolo11n.yaml", help="model definition (.yaml, from scratch) or weights (.pt) to fine-tune"
+    )
+    train.add_argument("--batch", type=positive_number, default=16)
+    train.add_argument("--workers", type=whole_number, default=2)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--hours", type=amount, default=None, help="wall-clock budget in hours (overrides --epochs)")
+    train.add_argument("--cache", action="store_true", help="cache decoded images in RAM")
+    train.add_argument("--warmup-epochs", type=amount, default=3.0, help="learning-rate warm-up (lower to fine-tune)")
+    train.set_defaults(handler=_cmd_train)
+
+    classifier = commands.add_parser(
+        "train-classifier", help="train the crop classifier that re-reads each tile (needs the 'train' extra)"
+    )
+    classifier.add_argument(
+        "--data", nargs="+", type=yolo_folder, required=True, help="YOLO-layout folders to train on (images/train)"
+    )
+    classifier.add_argument(
+        "--val", nargs="+", type=yolo_folder, help="YOLO-layout folders to validate on (images/val; default --data)"
+    )
+    classifier.add_argument("--out", default="runs/classifier", help="work folder; the ONNX lands here")
+    classifier.add_argument("--epochs", type=positive_number, default=24)
+    classifier.add_argument("--copies", type=positive_number, default=1, help="jittered crops per labeled box (default 1)")
+    classifier.add_argument("--seed", type=int, default=0)
+    classifier.set_defaults(handler=_cmd_train_classifier)
+
+    evaluate = commands.add_parser("eval", help="measure a detector on a YOLO-layout folder")
+    evaluate.add_argument("--data", type=yolo_folder, required=True, help="YOLO-layout folder")
+    evaluate.add_argument("--split", default="val", help="images/<split> to use (default val)")
+    add_model_flags(evaluate)
+    evaluate.add_argument("--conf", type=fraction, default=0.25, help="confidence threshold for recall/precision")
+    evaluate.add_argument("--json", action="store_true", help="print one JSON object")
+    evaluate.set_defaults(handler=_cmd_eval)

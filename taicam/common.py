@@ -1,0 +1,173 @@
+"""What the taicam commands share: argument types that refuse a bad value in one line, the
+context flags generated from ``WinContext``, the model flags, and JSON in and out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+MAX_PORT = 65535
+
+
+class Parser(argparse.ArgumentParser):
+    """Bad arguments get one line (and exit code 2), not the usage block."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def _number(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"{text!r} is below {low}")
+    return value
+
+
+def whole_number(text: str) -> int:
+    return _number(text, 0)
+
+
+def positive_number(text: str) -> int:
+    return _number(text, 1)
+
+
+def port(text: str) -> int:
+    value = positive_number(text)
+    if value > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1–{MAX_PORT})")
+    return value
+
+
+def amount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is below 0")
+    return value
+
+
+def fraction(text: str) -> float:
+    value = amount(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
+
+
+def option_setting(text: str) -> tuple[str, Any]:
+    """``NAME=VALUE``; the value is read as JSON (true, 2), else kept as text."""
+    name, equals, raw = text.partition("=")
+    if not name or not equals:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE, e.g. zimo_tai=1")
+    try:
+        return name, json.loads(raw)
+    except json.JSONDecodeError:
+        return name, raw
+
+
+def yolo_folder(text: str) -> str:
+    if not (Path(text) / "images").is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YOLO-layout folder (no images/ in it)")
+    return text
+
+
+def correction(text: str) -> tuple[int, str]:
+    from scoring.tiles import TILE_CODES
+
+    index, equals, code = text.partition("=")
+    if not equals or not index.isdigit() or code not in TILE_CODES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not DETECTION_ID=TILE_CODE, e.g. 3=5p")
+    return int(index), code
+
+
+def read_json(source: str):
+    text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def print_json(value) -> None:
+    print(json.dumps(value, ensure_ascii=False))
+
+
+def classifier_path(args: argparse.Namespace) -> Path | None:
+    from vision.classifier import BUNDLED_CLASSIFIER
+
+    if args.no_classifier:
+        return None
+    return Path(args.classifier) if args.classifier else BUNDLED_CLASSIFIER
+
+
+def model_settings(args: argparse.Namespace) -> dict:
+    """Settings overrides from --model, --classifier and --no-classifier (environment otherwise)."""
+    chosen: dict = {"model_path": args.model} if args.model else {}
+    if args.no_classifier or args.classifier:
+        chosen["classifier_path"] = classifier_path(args)
+    return chosen
+
+
+def load_detector(args: argparse.Namespace):
+    from vision.detector import BUNDLED_MODEL, TileDetector
+
+    return TileDetector(args.model or BUNDLED_MODEL, classifier_path=classifier_path(args))
+
+
+def add_model_flags(parser: argparse.ArgumentParser, model_help: str = "ONNX detector (default: the bundled one)") -> None:
+    parser.add_argument("--model", help=model_help)
+    parser.add_argument("--classifier", help="ONNX crop classifier that re-reads each tile (default: the bundled one)")
+    parser.add_argument("--no-classifier", action="store_true", help="keep the detector's own tile codes")
+
+
+def add_photo_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--conf", type=fraction, default=0.25, help="detection confidence threshold")
+    add_model_flags(parser)
+
+
+def add_context_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per ``WinContext`` field, generated from the dataclass, plus preset, options and payments."""
+    from scoring.hand import CONTEXT_FIELDS, CONTEXT_TYPES
+
+    parser.add_argument("--preset", default="taiwan", help="rule preset: taiwan, app, hk or a house preset")
+    for spec in CONTEXT_FIELDS:
+        names = [f"--{spec.name.replace('_', '-')}", *([spec.metadata["flag"]] if spec.metadata["flag"] else [])]
+        common: dict[str, Any] = {"dest": spec.name, "help": spec.metadata["help"]}
+        if CONTEXT_TYPES[spec.name] is bool:
+            parser.add_argument(*names, action="store_true", **common)
+        elif spec.metadata["choices"]:
+            parser.add_argument(*names, choices=spec.metadata["choices"], default=spec.default, **common)
+        else:
+            parser.add_argument(*names, type=whole_number, default=spec.default, metavar="N", **common)
+    parser.add_argument(
+        "--option", action="append", type=option_setting, metavar="NAME=VALUE",
+        help="change a preset option for this hand, e.g. zimo_tai=1 (repeatable; 'taicam rules' lists them)",
+    )  # fmt: skip
+    parser.add_argument("--base", type=amount, help="底: enables payments")
+    parser.add_argument("--per-tai", type=amount, default=0, help="amount per 台")
+    parser.add_argument("--discarder", choices="ESWN", help="seat that discarded the winning tile")
+
+
+def context_from_args(args: argparse.Namespace) -> dict:
+    """The hand-JSON keys the flags of ``add_context_flags`` give, checked against the preset now,
+    so a bad option or preset is one line before any model loads."""
+    from scoring.hand import CONTEXT_FIELDS
+    from scoring.rules import get_preset
+
+    context: dict[str, Any] = {}
+    for spec in CONTEXT_FIELDS:
+        value = getattr(args, spec.name)
+        if value is not None:
+            context[spec.name] = value
+    options = dict(args.option or [])
+    if options:
+        context["options"] = options
+    get_preset(args.preset).resolve_options(options)
+    if args.base is not None:
+        context["settlement"] = {"base": args.base, "per_tai": args.per_tai, "discarder_seat": args.discarder}
+    return context

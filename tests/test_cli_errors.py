@@ -1,0 +1,82 @@
+"""Every command answers a bad argument with one line and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import scoring
+from taicam import cli
+
+# One bad value for each command; a new command without an entry here fails the walk.
+BAD_ARGUMENTS = {
+    "score-hand": ["score-hand", "/no/such/hand.json"],
+    "waits": ["waits", "--tiles", "123x"],
+    "serve": ["serve", "--port", "99999"],
+    "label": ["label", "--data", "labels", "--val-fraction", "1.5", "--no-serve"],
+    "detect": ["detect", "photo.jpg", "--conf", "2"],
+    "score": ["score", "photo.jpg", "--preset", "app", "--option", "zimo_tai=-1"],
+    "live": ["live", "--video", "table.mp4", "--stable", "0"],
+    "rules": ["rules", "--preset", "nope"],
+    "data synth": ["data", "synth", "--out", "scenes", "--n", "-5"],
+    "train": ["train", "--data", "scenes", "--epochs", "0"],
+    "train-classifier": ["train-classifier", "--data", "scenes", "--copies", "none"],
+    "eval": ["eval", "--data", "scenes", "--conf", "-1"],
+}
+MORE_BAD_ARGUMENTS = [
+    [],
+    ["no-such-command"],
+    ["score", "photo.jpg", "--preset", "nope"],
+    ["score", "photo.jpg", "--option", "zimo_tai=1"],  # taiwan has no zimo_tai
+    ["score", "photo.jpg", "--option", "zimo_tai"],
+    ["score", "photo.jpg", "--fix", "three=5p"],
+    ["score", "photo.jpg", "--seat", "X"],
+    ["score", "photo.jpg", "--dealer-streak", "-1"],
+    ["live", "--video", "table.mp4", "--preset", "nope"],
+    ["rules", "--preset", "nope", "--json"],
+    ["eval", "--data", "/no/such/folder"],
+    ["train", "--data", "/no/such/folder"],
+    ["label", "--data", "a-file", "--no-serve"],  # a file where a folder should be
+]
+
+
+def _run_in_process(argv: list[str], capsys) -> tuple[int, list[str]]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else 1
+    captured = capsys.readouterr()
+    return code, [line for line in (captured.out + captured.err).splitlines() if line.strip()]
+
+
+def test_every_command_has_a_bad_argument_case():
+    assert set(cli.subcommands(cli.build_parser())) == set(BAD_ARGUMENTS)
+
+
+@pytest.mark.parametrize("argv", [*BAD_ARGUMENTS.values(), *MORE_BAD_ARGUMENTS], ids=" ".join)
+def test_a_bad_argument_is_one_line_and_exit_2(argv, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    code, lines = _run_in_process(argv, capsys)
+    assert code == 2, lines
+    assert len(lines) == 1 and "Traceback" not in lines[0], lines
+
+
+def test_a_house_preset_with_a_misspelt_param_is_refused_by_taicam_rules(tmp_path):
+    taiwan = json.loads((Path(scoring.__file__).parent / "presets" / "taiwan.json").read_text(encoding="utf-8"))
+    for pattern in taiwan["patterns"]:
+        if pattern["id"] == "pinghu":
+            pattern["params"]["two_sied"] = pattern["params"].pop("two_sided")
+    (tmp_path / "house.json").write_text(json.dumps({**taiwan, "name": "house"}, ensure_ascii=False), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "taicam", "rules", "--preset", "house"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "TAICAM_PRESETS": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 2
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    assert len(lines) == 1 and "two_sied" in lines[0] and "Traceback" not in done.stderr, lines
