@@ -23,7 +23,7 @@ class HandError(ValueError):
         self.details = details or {}
 
     def to_json(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
 
 
 @dataclass(frozen=True)

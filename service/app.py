@@ -34,6 +34,7 @@ from .errors import ApiError, envelope, install_error_handlers
 from .labeling import build_router
 from .ledger import Ledger
 from .live import LiveScorer
+from .messages import pick_language
 from .pipeline import CONTEXT_FIELDS, recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, TableIn
 from .settings import Settings
@@ -62,7 +63,13 @@ def camera_dep(request: Request) -> ServerCamera:
     return camera
 
 
+def language_dep(request: Request) -> str:
+    """``?lang=`` wins over ``Accept-Language``; English when neither names zh-TW or en."""
+    return pick_language(request.query_params.get("lang") or request.headers.get("accept-language"))
+
+
 DetectorDep = Annotated[TileDetector, Depends(detector_dep)]
+LanguageDep = Annotated[str, Depends(language_dep)]
 CameraDep = Annotated[ServerCamera, Depends(camera_dep)]
 LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
 
@@ -162,6 +169,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     @app.post("/v1/score", tags=["vision"])
     def score_photo(
         detector: DetectorDep,
+        lang: LanguageDep,
         image: Annotated[UploadFile, File()],
         preset: Annotated[str, Form()] = "taiwan",
         self_drawn: Annotated[bool, Form()] = False,
@@ -182,7 +190,9 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         winning_tile: Annotated[str | None, Form(description="a code in the hand row, or a detection id")] = None,
         corrections: Annotated[str | None, Form(description='JSON: {"detection id": "code"}')] = None,
         settlement: Annotated[str | None, Form(description="JSON settlement block")] = None,
-        annotate: Annotated[bool, Form()] = True,
+        annotate: Annotated[
+            bool | None, Form(description="the annotated photo: on a scored hand unless false, on a 422 only when true")
+        ] = None,
         conf: Annotated[float, Form()] = settings.conf,
     ) -> JSONResponse:
         _, frame = read_upload(image)
@@ -198,15 +208,16 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         recognition = repair(recognition, context, preset, frozenset(int(k) for k in fixes))
         override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
         try:
-            result = score_layout(recognition.layout, context, preset, override)
+            result = score_layout(recognition.layout, context, preset, override, lang)
         except ValueError as error:
             raise ApiError(422, "bad_winning_tile", str(error)) from error
         payload = {"detections": recognition.detections.to_json(), **result, "ms": round(recognition.ms, 1)}
-        if annotate:
+        scored = "error" not in result["score"]
+        if annotate or (annotate is None and scored):
             drawn = Annotator().annotate(frame, recognition.detections, recognition.layout)
             ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
             payload["annotated_image"] = "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode() if ok else None
-        if "error" in result["score"]:
+        if not scored:
             problem = result["score"]["error"]
             return envelope(422, problem["code"], problem["message"], payload)
         return JSONResponse(payload)

@@ -33,7 +33,8 @@ const TOKEN = new URLSearchParams(location.search).get("token");
 function withToken(url) { return TOKEN ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN) : url; }
 
 async function api(path, options = {}) {
-  const response = await fetch(withToken(path), options);
+  const headers = { ...(options.headers || {}), "accept-language": lang };
+  const response = await fetch(withToken(path), { ...options, headers });
   const body = await response.json().catch(() => ({ error: { code: "bad_response", message: response.statusText } }));
   if (!response.ok) { const error = new Error(body.error ? body.error.message : response.statusText); error.body = body; error.status = response.status; throw error; }
   return body;

@@ -51,11 +51,29 @@ function show(result, errorMessage) {
   $("score-error").textContent = errorMessage || (score.error ? score.error.message : "");
   $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${p.name}</span><span>${p.tai}</span></li>`).join("");
   $("total").textContent = score.total ?? "—";
-  $("warnings").innerHTML = (result.warnings || []).map(w => `<p class="warning">⚠ ${w}</p>`).join("");
+  showWarnings(result.warnings);
   $("alternatives").innerHTML = (result.alternatives || []).length
     ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${a.detection}">${tileLabel(a.winning_tile)} → ${a.total}</button>`).join(" ") + "</p>" : "";
   document.querySelectorAll("[data-win]").forEach(b => b.addEventListener("click", () => { winningOverride = b.dataset.win; scoreWithWinning(); }));
   $("ledger-box").hidden = !score.total && score.total !== 0;
+}
+
+// Warnings come in the page's language (Accept-Language); a tap highlights the tiles they are about.
+function showWarnings(warnings) {
+  const box = $("warnings");
+  box.replaceChildren();
+  for (const warning of warnings || []) {
+    const line = document.createElement("p");
+    line.className = "warning";
+    line.textContent = "⚠ " + warning.message;
+    const ids = (warning.params && warning.params.detections) || [];
+    if (ids.length) line.addEventListener("click", () => highlightBoxes(ids));
+    box.appendChild(line);
+  }
+}
+
+function highlightBoxes(ids) {
+  document.querySelectorAll("#photo-wrap .box").forEach(b => b.classList.toggle("highlight", ids.includes(Number(b.dataset.id))));
 }
 
 let winningOverride = null;
@@ -111,5 +129,6 @@ $("add").addEventListener("click", async () => {
 
 $("file").addEventListener("change", () => { photoFile = $("file").files[0]; corrections = {}; winningOverride = null; scorePhoto(); });
 for (const id of ["self_drawn", "dealer", "dealer_streak", "round_wind", "seat_wind", "preset"]) $(id).addEventListener("change", rescoreHand);
-window.onLanguage = () => { if (last) show(last); };
+// The server words warnings and errors in the page's language: ask again after a switch.
+window.onLanguage = () => { loadTables(); if (photoFile) scorePhoto(); };
 loadPresets(); loadTables();
