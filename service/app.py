@@ -21,6 +21,7 @@ from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from swagger_ui_bundle import swagger_ui_path
 from taicam_datasets.labels import LabelStore
 
 from scoring.api import score_many_json, waits_json
@@ -100,7 +101,16 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         if app.state.camera is not None:
             app.state.camera.stop()
 
-    app = FastAPI(title="taicam", version="0.1.0", lifespan=lifespan, description="Score Taiwan mahjong hands from photos.")
+    # /docs is our own page over Swagger UI's files from the swagger-ui-bundle package: a table-side
+    # LAN has no internet, and FastAPI's default page loads them from a CDN.
+    app = FastAPI(
+        title="taicam",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Score Taiwan mahjong hands from photos.",
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
     install_error_handlers(app)
 
@@ -303,13 +313,14 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     app.include_router(build_router(settings.max_upload_bytes))
 
     # --- pages -------------------------------------------------------------------------------
+    app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
     def index() -> RedirectResponse:
         return RedirectResponse("/snap")
 
-    for page in ("snap", "live", "ledger", "label"):
+    for page in ("snap", "live", "ledger", "label", "docs"):
         app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
     return app
 
