@@ -101,7 +101,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         if app.state.camera is not None:
             app.state.camera.stop()
 
-    # /docs is our own page over Swagger UI's files from the swagger-ui-bundle package: a table-side
+    # /docs is our own page over Swagger UI 5 files from the swagger-ui-bundle-v2 package: a table-side
     # LAN has no internet, and FastAPI's default page loads them from a CDN.
     app = FastAPI(
         title="taicam",

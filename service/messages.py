@@ -52,20 +52,15 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
     },
 }
 
-# The scoring errors a photo can run into, by the code the scoring core gives them.
-ERROR_TEMPLATES: dict[str, dict[str, str]] = {
-    "not_winning": {
-        ZH: "{tile}胡不了這手牌；聽的是{waits}",
-        EN: "{tile} does not complete this hand; it waits on {waits}",
-    },
-    "not_winning_no_waits": {
-        ZH: "這不是胡牌：{tile}湊不成5組面子加1對，這16張也沒有聽任何牌",
-        EN: "not a winning hand: the tiles do not form 5 sets and a pair with {tile}, and no tile would complete the 16",
-    },
-    "no_winning_tile": {
-        ZH: "不知道胡的是哪張牌：把它放在旁邊或指定它",
-        EN: "the winning tile is unknown: set it apart or name it",
-    },
+# The scoring errors a photo can run into, by the code the scoring core gives them, in zh-TW; in
+# English the core's own message stands (it says more: which tiles, which count).
+ERROR_TEMPLATES_ZH: dict[str, str] = {
+    "not_winning": "{tile}胡不了這手牌；聽的是{waits}",
+    "not_winning_no_waits": "這不是胡牌：{tile}湊不成5組面子加1對，這16張也沒有聽任何牌",
+    "tile_count": "胡牌要有17張（面子每組算3張），這手有{count}張",
+    "too_many_copies": "{tile}出現{count}次：一副牌只有4張",
+    "duplicate_flower": "每張花只有一張：{tile}出現兩次",
+    "no_winning_tile": "不知道胡的是哪張牌：把它放在旁邊或指定它",
 }
 
 
@@ -106,17 +101,14 @@ def notice_json(notice: Notice, lang: str = EN) -> dict[str, Any]:
 
 
 def localise_error(error: dict[str, Any], params: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The scoring error ``{"code", "message", ...}`` with its message in ``lang`` where a template exists.
+    """The scoring error ``{"code", "message", "details"}`` worded in ``lang``.
 
-    ``params`` carries what the photo knows (the winning tile); the core's own details add the waits.
+    ``params`` carries what the photo knows (the winning tile); the core's details add the rest.
     """
     code = error["code"]
     values = {**params, **(error.get("details") or {})}
     key = "not_winning_no_waits" if code == "not_winning" and not values.get("waits") else code
-    template = ERROR_TEMPLATES.get(key, {}).get(lang)
-    if template is None:
+    template = ERROR_TEMPLATES_ZH.get(key)
+    if lang != ZH or template is None:
         return error
-    try:
-        return {**error, "message": _fill(template, values, lang)}
-    except KeyError:  # a parameter the template needs is missing: keep the core's own words
-        return error
+    return {**error, "message": _fill(template, values, lang)}

@@ -8,7 +8,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from service.messages import EN, ERROR_TEMPLATES, LANGUAGES, NOTICE_TEMPLATES, ZH, notice_json, pick_language
+from service.messages import EN, ERROR_TEMPLATES_ZH, LANGUAGES, NOTICE_TEMPLATES, ZH, localise_error, notice_json, pick_language
 from vision import notices
 from vision.notices import Notice
 
@@ -30,8 +30,16 @@ TILE_CODE = re.compile(r"(?<![0-9A-Za-z])([1-9][mpsz]|[1-8]f|back)(?![0-9A-Za-z]
 
 def test_every_code_has_both_templates():
     assert NOTICE_CODES and set(NOTICE_CODES) == set(NOTICE_TEMPLATES)
-    for templates in [*NOTICE_TEMPLATES.values(), *ERROR_TEMPLATES.values()]:
+    for templates in NOTICE_TEMPLATES.values():
         assert set(templates) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", sorted(ERROR_TEMPLATES_ZH))
+def test_photo_errors_in_chinese_name_tiles_and_english_keeps_the_core_words(code):
+    error = {"code": code.removesuffix("_no_waits"), "message": "core words", "details": {}}
+    zh = localise_error(error, SAMPLE_PARAMS, ZH)["message"]
+    assert not TILE_CODE.search(zh) and not re.search(r"[A-Za-z]{3,}", zh), zh
+    assert localise_error(error, SAMPLE_PARAMS, EN) == error
 
 
 @pytest.mark.parametrize("code", NOTICE_CODES)
