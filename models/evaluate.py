@@ -105,6 +105,12 @@ class EvalReport:
     def hand_exact(self) -> float:
         return self.exact_hands / max(self.images, 1)
 
+    @property
+    def flower_recall(self) -> float:
+        flowers = [c for c, code in enumerate(TILE_CODES) if code.endswith("f")]
+        truth = sum(self.per_class_truth[c] for c in flowers)
+        return sum(self.per_class_found[c] for c in flowers) / max(truth, 1)
+
     def as_dict(self) -> dict:
         return {
             "images": self.images,
@@ -114,6 +120,7 @@ class EvalReport:
             "class_accuracy": round(self.class_accuracy, 4),
             "map50": round(self.map50, 4),
             "hand_exact_match": round(self.hand_exact, 4),
+            "flower_recall": round(self.flower_recall, 4),
             "ms_per_image": round(self.ms_per_image, 1),
             "per_class_recall": {
                 TILE_CODES[c]: round(self.per_class_found[c] / n, 3) for c, n in sorted(self.per_class_truth.items())
@@ -183,3 +190,23 @@ def evaluate(detector: TileDetector, root: Path, split: str = "val", conf: float
     report.map50 = float(np.mean(aps)) if aps else 0.0
     report.ms_per_image = 1000 * elapsed / max(report.images, 1)
     return report
+
+
+COMPARED = ("tile_recall", "tile_precision", "class_accuracy", "map50", "hand_exact_match", "flower_recall", "ms_per_image")
+
+
+def comparison_table(reports: list[tuple[str, EvalReport]]) -> list[str]:
+    """One row per model on the same data, then the second minus the first, then per-class changes."""
+    rows = [(name, report.as_dict()) for name, report in reports]
+    name_width = max(len("difference"), *(len(name) for name, _ in rows))
+    lines = [f"{'model':{name_width}s} " + " ".join(f"{key:>16s}" for key in COMPARED)]
+    lines += [f"{name:{name_width}s} " + " ".join(f"{row[key]:>16}" for key in COMPARED) for name, row in rows]
+    (_, first), (_, second) = rows[0], rows[-1]
+    lines.append(f"{'difference':{name_width}s} " + " ".join(f"{second[key] - first[key]:>+16.4f}" for key in COMPARED))
+    changes = {
+        code: round(second["per_class_recall"].get(code, 0.0) - recall, 3)
+        for code, recall in first["per_class_recall"].items()
+        if second["per_class_recall"].get(code, 0.0) != recall
+    }
+    lines.append("per-class recall change: " + (" ".join(f"{code}={delta:+}" for code, delta in changes.items()) or "none"))
+    return lines

@@ -149,7 +149,9 @@ def parse_hand(data: Any) -> Hand:
     repeated = [f for f, n in Counter(flowers).items() if n > 1]
     if repeated:
         raise HandError(
-            ErrorCode.DUPLICATE_FLOWER, f"each flower exists once; {chinese_name(repeated[0])} ({repeated[0]}) is listed twice"
+            ErrorCode.DUPLICATE_FLOWER,
+            f"each flower exists once; {chinese_name(repeated[0])} ({repeated[0]}) is listed twice",
+            {"tile": repeated[0]},
         )
     context = _parse_context(data)
     preset = data.get("preset", "taiwan")

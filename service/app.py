@@ -22,6 +22,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from swagger_ui_bundle import swagger_ui_path
 from taicam_datasets.labels import LabelStore
 
 from scoring.api import score_hand as score_one_hand
@@ -38,6 +39,7 @@ from .errors import ApiError, envelope, install_error_handlers
 from .labeling import build_router
 from .ledger import Ledger
 from .live import LiveScorer
+from .messages import pick_language
 from .pipeline import recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, TableIn
 from .settings import Settings
@@ -66,7 +68,13 @@ def camera_dep(request: Request) -> ServerCamera:
     return camera
 
 
+def language_dep(request: Request) -> str:
+    """``?lang=`` wins over ``Accept-Language``; English when neither names zh-TW or en."""
+    return pick_language(request.query_params.get("lang") or request.headers.get("accept-language"))
+
+
 DetectorDep = Annotated[TileDetector, Depends(detector_dep)]
+LanguageDep = Annotated[str, Depends(language_dep)]
 CameraDep = Annotated[ServerCamera, Depends(camera_dep)]
 LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
 
@@ -97,7 +105,16 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         if app.state.camera is not None:
             app.state.camera.stop()
 
-    app = FastAPI(title="taicam", version="0.1.0", lifespan=lifespan, description="Score Taiwan mahjong hands from photos.")
+    # /docs is our own page over Swagger UI 5 files from the swagger-ui-bundle-v2 package: a table-side
+    # LAN has no internet, and FastAPI's default page loads them from a CDN.
+    app = FastAPI(
+        title="taicam",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Score Taiwan mahjong hands from photos.",
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
     install_error_handlers(app)
 
@@ -164,12 +181,15 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     @app.post("/v1/score", tags=["vision"])
     def score_photo(
         detector: DetectorDep,
+        lang: LanguageDep,
         image: Annotated[UploadFile, File()],
         situation_form: Annotated[SituationIn, Form()],
         preset: Annotated[str, Form()] = "taiwan",
         winning_tile: Annotated[str | None, Form(description="a code in the hand row, or a detection id")] = None,
         corrections: Annotated[str | None, Form(description='JSON: {"detection id": "code"}')] = None,
-        annotate: Annotated[bool, Form()] = True,
+        annotate: Annotated[
+            bool | None, Form(description="the annotated photo: on a scored hand unless false, on a 422 only when true")
+        ] = None,
         conf: Annotated[float, Form()] = settings.conf,
     ) -> JSONResponse:
         _, frame = read_upload(image)
@@ -184,17 +204,18 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         recognition = repair(recognition, context, preset, frozenset(fixes))
         override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
         try:
-            result = score_layout(recognition.layout, context, preset, override)
+            result = score_layout(recognition.layout, context, preset, override, lang)
         except TaicamError:
             raise
         except ValueError as error:  # the winning tile named is not in the hand row
             raise ApiError(422, "bad_winning_tile", str(error)) from error
         payload = {"detections": recognition.detections.to_json(), **result, "ms": round(recognition.ms, 1)}
-        if annotate:
+        scored = "error" not in result["score"]
+        if annotate or (annotate is None and scored):
             drawn = Annotator().annotate(frame, recognition.detections, recognition.layout)
             ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
             payload["annotated_image"] = "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode() if ok else None
-        if "error" in result["score"]:
+        if not scored:
             problem = result["score"]["error"]
             return envelope(422, problem["code"], problem["message"], payload)
         return JSONResponse(payload)
@@ -289,13 +310,14 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     app.include_router(build_router(settings.max_upload_bytes))
 
     # --- pages -------------------------------------------------------------------------------
+    app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
     def index() -> RedirectResponse:
         return RedirectResponse("/snap")
 
-    for page in ("snap", "live", "ledger", "label"):
+    for page in ("snap", "live", "ledger", "label", "docs"):
         app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
     return app
 

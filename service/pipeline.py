@@ -14,10 +14,14 @@ import numpy as np
 from scoring.api import score_hand_json
 from scoring.hand import SITUATION_KEYS
 from scoring.tiles import TILE_CODES
+from vision import notices
 from vision.detections import Detections
 from vision.detector import TileDetector
 from vision.grouping import Layout, group_tiles
+from vision.notices import Notice
 from vision.photo import detect_photo
+
+from .messages import EN, localise_error, notice_json
 
 CONTEXT_FIELDS = SITUATION_KEYS  # declared once, by scoring.hand.WinContext
 
@@ -82,19 +86,21 @@ def repair(
         return recognition
     _, index, trial, trial_layout = best
     old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(trial.class_id[index])]
-    x1, y1, x2, y2 = (int(v) for v in detections.xyxy[index])
+    confidence = round(float(detections.alt_confidence[index]), 2)
     trial_layout.warnings.insert(
-        0,
-        f"detection {index} at [{x1}, {y1}, {x2}, {y2}] read as {new} (the model's second choice, "
-        f"{detections.alt_confidence[index]:.2f}) because {old} makes no legal hand; correct it if that is wrong",
+        0, Notice(notices.SECOND_READING, {"tile": new, "old": old, "confidence": confidence, "detections": [index]})
     )
     return Recognition(trial, trial_layout, recognition.ms)
 
 
 def score_layout(
-    layout: Layout, context: dict[str, Any], preset: str = "taiwan", winning_override: int | str | None = None
+    layout: Layout,
+    context: dict[str, Any],
+    preset: str = "taiwan",
+    winning_override: int | str | None = None,
+    lang: str = EN,
 ) -> dict[str, Any]:
-    """The contract object: hand, groups, warnings, alternatives and score.
+    """The contract object: hand, groups, warnings, alternatives and score, its words in ``lang``.
 
     The winning tile comes from the layout, unless ``winning_override`` names a detection id
     or a code in the concealed row. With no tile set apart, every concealed tile that makes a
@@ -117,7 +123,7 @@ def score_layout(
     chosen: int | None = winning_group.ids[0] if winning_group else None
     if winning_override is not None:
         chosen = _resolve_override(winning_override, all_ids, codes_by_id)
-        warnings.append(f"winning tile set by the caller: {codes_by_id[chosen]}")
+        warnings.append(Notice(notices.WINNING_SET_BY_CALLER, {"tile": codes_by_id[chosen], "detections": [chosen]}))
     candidates = list(dict.fromkeys([*layout.winning_candidates, *([] if winning_group else all_ids)]))
     alternatives = []
     seen_codes: set[str] = set()
@@ -132,14 +138,14 @@ def score_layout(
     if chosen is None and alternatives:
         best = alternatives.pop(0)
         chosen = best["detection"]
-        warnings.append(
-            f"no tile was set apart: {best['winning_tile']} chosen as the winning tile because it scores most; "
-            "pick another from the alternatives if it was not"
-        )
+        warnings.append(Notice(notices.WINNING_CHOSEN, {"tile": best["winning_tile"], "detections": [chosen]}))
     hand = hand_with(chosen)
     score, _ = score_hand_json(hand)
+    if "error" in score:
+        score = {"error": localise_error(score["error"], {"tile": hand["winning_tile"]}, lang)}
     groups = [g.to_json() for g in layout.groups]
-    return {"hand": hand, "groups": groups, "warnings": warnings, "alternatives": alternatives, "score": score}
+    words = [notice_json(w, lang) for w in warnings]
+    return {"hand": hand, "groups": groups, "warnings": words, "alternatives": alternatives, "score": score}
 
 
 def _resolve_override(value: int | str, ids: list[int], codes_by_id: dict[int, str]) -> int:

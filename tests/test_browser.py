@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import threading
 import time
+from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 import uvicorn
 from taicam_datasets.scenes import render_scene
@@ -18,6 +21,7 @@ from service.settings import Settings
 from tests.conftest import REAL_VAL
 
 TILE_INDEX_OF = {code: i for i, code in enumerate(TILE_CODES)}
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = [
@@ -181,3 +185,56 @@ def test_label_draw_code_undo_redo_check_export(label_server, page, tmp_path):
         assert float(w) == pytest.approx((x2 - x1) / width, abs=1e-3)
         assert float(h) == pytest.approx((y2 - y1) / height, abs=1e-3)
     assert any(line.startswith("2 ") for line in lines)  # the drawn 3m is class 2
+
+
+def _photo_with_a_chow_tile_covered(path) -> None:
+    """examples/hand1.jpg with the middle tile of its chow painted over with the cloth: the two tiles
+    left form no meld, so the photo cannot be scored and the page must say which tiles it left out."""
+    from service.pipeline import recognise
+    from vision.detector import BUNDLED_MODEL, TileDetector
+
+    image = cv2.imread(str(EXAMPLES / "hand1.jpg"))
+    recognition = recognise(TileDetector(BUNDLED_MODEL), image)
+    chow = next(g for g in recognition.layout.groups if g.kind == "chow")
+    x1, y1, x2, y2 = (int(v) for v in recognition.detections.xyxy[chow.ids[1]])
+    cloth = np.median(image[y2 + 40 : y2 + 80, x1:x2].reshape(-1, 3), axis=0)
+    image[y1 - 4 : y2 + 4, x1 - 2 : x2 + 2] = cloth
+    cv2.imwrite(str(path), image)
+
+
+def test_zh_tw_page_words_an_unscorable_photos_warnings_in_chinese_with_tile_names(server, page, tmp_path):
+    photo = tmp_path / "covered.jpg"
+    _photo_with_a_chow_tile_covered(photo)
+    page.goto(f"{server}/snap")
+    page.evaluate("localStorage.setItem('taicam-lang', 'zh-TW')")
+    page.goto(f"{server}/snap")
+    page.set_input_files("#file", str(photo))
+    page.wait_for_selector("#warnings .warning", timeout=60_000)
+    page.wait_for_function("() => document.getElementById('score-error').textContent.length > 0")
+    warnings = page.locator("#warnings .warning").all_inner_texts()
+    shown = " ".join([*warnings, page.inner_text("#score-error")])
+    assert "一條" in shown and "三條" in shown, shown
+    assert not re.search(r"[A-Za-z]{3,}|(?<![0-9A-Za-z])[1-9][mpsz](?![0-9A-Za-z])", shown), shown
+    page.locator("#warnings .warning").first.click()  # a tap shows which tiles the warning is about
+    assert page.locator("#photo-wrap .box.highlight").count() >= 2
+
+
+def test_api_docs_render_with_the_network_blocked(server, page):
+    outside: list[str] = []
+
+    def only_loopback(route):
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_loopback)
+    try:
+        page.goto(f"{server}/docs")
+        page.wait_for_selector(".swagger-ui .info .title", timeout=30_000)
+        assert "taicam" in page.inner_text(".swagger-ui .info .title")
+        assert page.locator(".opblock").count() >= 5
+    finally:
+        page.unroute("**/*")
+    assert outside == []

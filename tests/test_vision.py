@@ -17,11 +17,13 @@ from taicam_datasets.scenes import Scene, render_scene
 
 from models.evaluate import in_frame, same_hand
 from scoring.tiles import TILE_CODES
+from vision import notices
 from vision.detections import Detections
 from vision.detector import BUNDLED_MODEL, ModelError, ModelInfo, TileDetector, letterbox
 from vision.frames import CaptureSource, FrameError, NewestFrames, PushedFrames, decode_image, frames
 from vision.grouping import group_tiles, meld_kind
 from vision.live import StableHandVoter
+from vision.notices import Notice
 
 REAL_VAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"
 NAMES_LITERAL = "{" + ", ".join(f"{i}: '{c}'" for i, c in enumerate(TILE_CODES)) + "}"
@@ -127,21 +129,21 @@ def test_grouping_reports_what_it_cannot_decide():
     assert clean.warnings == [] and clean.hand_fields()["winning_tile"] == "8s"
 
     one_short = group_tiles(_row([*HAND_ROW[1:], "8s"], [*range(15), 16]))
-    assert "17 tiles expected, 16 seen (counting each meld as 3)" in one_short.warnings
+    assert Notice(notices.TILE_COUNT, {"expected": 17, "seen": 16}) in one_short.warnings
 
     fifth = group_tiles(_row([*HAND_ROW[:11], "5p", "5p", "5p", "5p", "5p", "5p"], [*range(16), 17]))
-    assert any(w.startswith("6 copies of 5p") for w in fifth.warnings)
+    assert any(w.code == notices.OVER_FOUR_COPIES and w.params["count"] == 6 for w in fifth.warnings)
 
     both_ends = group_tiles(_row(["9s", *HAND_ROW[1:], "8s"], [0, *range(2, 17), 18]))
-    assert any(w.startswith("two tiles could be the winning tile") for w in both_ends.warnings)
+    assert any(w.code == notices.TWO_WINNING_CANDIDATES for w in both_ends.warnings)
     assert len(both_ends.winning_candidates) == 2
 
     nothing_apart = group_tiles(_row([*HAND_ROW, "8s"], list(range(17))))
-    assert "no tile is set apart as the winning tile" in nothing_apart.warnings
+    assert Notice(notices.NOTHING_SET_APART) in nothing_apart.warnings
 
     unsure = group_tiles(_row([*HAND_ROW, "8s"], [*range(16), 17], confidence=0.3))
-    assert sum(w.startswith("low-confidence tile") for w in unsure.warnings) == 17
-    assert group_tiles(Detections.empty()).warnings == ["no tiles detected"]
+    assert sum(w.code == notices.LOW_CONFIDENCE_TILE for w in unsure.warnings) == 17
+    assert group_tiles(Detections.empty()).warnings == [Notice(notices.NO_TILES)]
 
 
 @pytest.mark.parametrize(
@@ -535,7 +537,7 @@ def test_an_unsure_face_down_reading_does_not_close_the_winning_gap():
     confidence[-1] = 0.9  # a sure face-down tile stays, and the photo is said to be unclear
     layout = group_tiles(Detections(np.array(boxes, np.float32), np.array(confidence, np.float32), detections.class_id))
     assert layout.hand_fields()["winning_tile"] is None
-    assert "tiles 8s back near the hand form no meld; left out" in layout.warnings
+    assert any(w.code == notices.NO_MELD and w.params["tiles"] == ["8s", "back"] for w in layout.warnings)
 
 
 def test_repair_uses_the_second_reading_and_says_so():
@@ -551,5 +553,6 @@ def test_repair_uses_the_second_reading_and_says_so():
     repaired = repair(recognition, {}, "taiwan")
     result = score_layout(repaired.layout, {}, "taiwan")
     assert result["hand"]["winning_tile"] == "8s" and result["score"]["total"] == 3
-    assert "read as 8s (the model's second choice" in result["warnings"][0]
+    assert result["warnings"][0]["code"] == notices.SECOND_READING and result["warnings"][0]["params"]["tile"] == "8s"
+    assert "read 9s as 8s (the model's second choice" in result["warnings"][0]["message"]
     assert repair(recognition, {}, "taiwan", locked=frozenset({16})) is recognition  # a person's correction stays

@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from scoring.tiles import BACK, TILE_CODES, chinese_name, is_flower
+from scoring.tiles import BACK, TILE_CODES, is_flower
 
+from . import notices
 from .detections import Detections
+from .notices import Notice
 
 SEGMENT_GAP = 0.32  # a gap wider than this (in tile widths) separates groups in a row
 ROW_GAP_LIMIT = 3.2  # segments further apart than this along the row are not one row
@@ -54,7 +56,7 @@ class TileGroup:
 @dataclass
 class Layout:
     groups: list[TileGroup]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Notice] = field(default_factory=list)
     winning_candidates: list[int] = field(default_factory=list)  # detection ids
 
     def hand_fields(self) -> dict[str, Any]:
@@ -179,7 +181,7 @@ def group_tiles(detections: Detections) -> Layout:
     n = len(detections)
     codes = detections.codes
     if n == 0:
-        return Layout([], ["no tiles detected"])
+        return Layout([], [Notice(notices.NO_TILES)])
     boxes = detections.xyxy.astype(np.float64)
     centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     sizes = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
@@ -218,7 +220,7 @@ def group_tiles(detections: Detections) -> Layout:
     unit = float(np.median(spacing[spacing <= np.median(spacing)])) if len(spacing) else float(along[main[0]])
     tall = float(np.median([max(along[i], across[i]) for i in main]))
     row_y = float(np.median(xy[main, 1]))
-    warnings: list[str] = []
+    warnings: list[Notice] = []
     groups: list[TileGroup] = []
     used: set[int] = set()
 
@@ -271,8 +273,8 @@ def group_tiles(detections: Detections) -> Layout:
         add("winning", None, lone[0])
         winning_candidates = [seg[0] for seg in lone]
         if len(lone) > 1:
-            names = " and ".join(f"{codes[s[0]]} ({chinese_name(codes[s[0]])})" for s in lone[:2])
-            warnings.append(f"two tiles could be the winning tile: {names}")
+            pair = [seg[0] for seg in lone[:2]]
+            warnings.append(Notice(notices.TWO_WINNING_CANDIDATES, {"tiles": [codes[i] for i in pair], "detections": pair}))
             for seg in lone[1:]:
                 concealed = sorted([*concealed, *seg], key=lambda i: xy[i, 0])
     # Other rows of hand-sized tiles close to the hand hold the melds.
@@ -290,21 +292,21 @@ def group_tiles(detections: Detections) -> Layout:
         gaps = [(xy[b, 0] - xy[a, 0]) / unit - 1 for a, b in pairwise(run)]
         parts = split_melds(run, run_codes, gaps)
         if parts is None:
-            warnings.append(f"tiles {' '.join(run_codes)} near the hand form no meld; left out")
+            warnings.append(Notice(notices.NO_MELD, {"tiles": run_codes, "detections": list(run)}))
             add("background", None, run)
             continue
         for part in parts:
             kind = meld_kind([codes[i] for i in part])
             face = [codes[i] for i in part if codes[i] != BACK]
             if kind == "concealed_kong" and not face:
-                warnings.append("a concealed kong shows no face: its tile is unknown")
+                warnings.append(Notice(notices.FACELESS_KONG, {"detections": list(part)}))
             if kind == "concealed_kong" and face:
                 add("meld", kind, part, [face[0]] * 4)  # face-down tiles stand for the kong's tile
             else:
                 add("meld", kind, part)
     face_down = [i for i in concealed if codes[i] == BACK]
     if face_down:
-        warnings.append(f"{len(face_down)} face-down tile(s) in the hand row left out: turn them up or correct them")
+        warnings.append(Notice(notices.FACE_DOWN_IN_HAND, {"count": len(face_down), "detections": face_down}))
         concealed = [i for i in concealed if codes[i] != BACK]
     if concealed:
         add("concealed", None, concealed)
@@ -316,26 +318,33 @@ def group_tiles(detections: Detections) -> Layout:
     return Layout(groups, warnings, winning_candidates)
 
 
-def _check_counts(groups: list[TileGroup], detections: Detections, warnings: list[str]) -> None:
+def _check_counts(groups: list[TileGroup], detections: Detections, warnings: list[Notice]) -> None:
     concealed = sum(len(g.ids) for g in groups if g.role == "concealed")
     winning = sum(len(g.ids) for g in groups if g.role == "winning")
     melds = [g for g in groups if g.role == "meld"]
     seen = concealed + winning + 3 * len(melds)
     if seen != 17:
-        warnings.append(f"17 tiles expected, {seen} seen (counting each meld as 3)")
+        warnings.append(Notice(notices.TILE_COUNT, {"expected": 17, "seen": seen}))
     if not winning:
-        warnings.append("no tile is set apart as the winning tile")
+        warnings.append(Notice(notices.NOTHING_SET_APART))
     hand_codes = Counter(c for g in groups if g.role in ("concealed", "winning", "meld") for c in g.codes if c != BACK)
     for code, count in hand_codes.items():
         if count > 4 and not is_flower(code):
-            warnings.append(f"{count} copies of {code} ({chinese_name(code)}): a set has only 4")
+            ids = [
+                i
+                for g in groups
+                if g.role in ("concealed", "winning", "meld")
+                for i, c in zip(g.ids, g.codes, strict=True)
+                if c == code
+            ]
+            warnings.append(Notice(notices.OVER_FOUR_COPIES, {"tile": code, "count": count, "detections": ids}))
     for g in groups:
         if g.role == "background":
             continue
         for i in g.ids:
             if detections.confidence[i] < LOW_CONFIDENCE:
-                x1, y1, x2, y2 = (int(v) for v in detections.xyxy[i])
+                tile = TILE_CODES[int(detections.class_id[i])]
+                confidence = round(float(detections.confidence[i]), 2)
                 warnings.append(
-                    f"low-confidence tile {TILE_CODES[int(detections.class_id[i])]} "
-                    f"({detections.confidence[i]:.2f}) at [{x1}, {y1}, {x2}, {y2}]"
+                    Notice(notices.LOW_CONFIDENCE_TILE, {"tile": tile, "confidence": confidence, "detections": [i]})
                 )

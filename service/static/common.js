@@ -4,7 +4,7 @@ const TEXT = {
     snap: "拍照算台", live: "即時", ledger: "記帳", language: "English", photo: "拍照或選擇照片",
     self_drawn: "自摸", dealer: "莊家", streak: "連莊", round_wind: "圈風", seat_wind: "門風", preset: "規則",
     score: "算台", total: "合計", add_to_ledger: "記入帳本", table: "牌桌", discarder: "放槍", tap_to_fix: "點一張牌可更正",
-    warnings: "注意", alternatives: "其他可能的胡牌", no_table: "先在記帳頁建立牌桌", added: "已記入帳本",
+    house_rules: "規則", warnings: "注意", alternatives: "其他可能的胡牌", no_table: "先在記帳頁建立牌桌", added: "已記入帳本",
     players: "玩家", balance: "輸贏", create_table: "建立牌桌", name: "名稱", base: "底", per_tai: "每台",
     record_draw: "流局", draw_seats: "抓位", hands: "牌局", server_camera: "伺服器相機", phone_camera: "手機相機",
     https_note: "手機相機需要 HTTPS：以 taicam serve --https 啟動，並接受自簽憑證。", start: "開始", stop: "停止",
@@ -14,7 +14,7 @@ const TEXT = {
     snap: "Snap & score", live: "Live", ledger: "Ledger", language: "中文", photo: "Take or choose a photo",
     self_drawn: "Self-drawn", dealer: "Dealer", streak: "Streak", round_wind: "Round wind", seat_wind: "Seat wind", preset: "Rules",
     score: "Score", total: "Total", add_to_ledger: "Add to ledger", table: "Table", discarder: "Discarder", tap_to_fix: "Tap a tile to correct it",
-    warnings: "Warnings", alternatives: "Other possible winning tiles", no_table: "Create a table on the Ledger page first", added: "Added to the ledger",
+    house_rules: "House rules", warnings: "Warnings", alternatives: "Other possible winning tiles", no_table: "Create a table on the Ledger page first", added: "Added to the ledger",
     players: "Players", balance: "Balance", create_table: "Create table", name: "Name", base: "Base", per_tai: "Per tai",
     record_draw: "Drawn hand", draw_seats: "Draw seats", hands: "Hands", server_camera: "Server camera", phone_camera: "Phone camera",
     https_note: "The phone camera needs HTTPS: start with taicam serve --https and accept the self-signed certificate.", start: "Start", stop: "Stop",
@@ -33,7 +33,8 @@ const TOKEN = new URLSearchParams(location.search).get("token");
 function withToken(url) { return TOKEN ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN) : url; }
 
 async function api(path, options = {}) {
-  const response = await fetch(withToken(path), options);
+  const headers = { ...(options.headers || {}), "accept-language": lang };
+  const response = await fetch(withToken(path), { ...options, headers });
   const body = await response.json().catch(() => ({ error: { code: "bad_response", message: response.statusText } }));
   if (!response.ok) { const error = new Error(body.error ? body.error.message : response.statusText); error.body = body; error.status = response.status; throw error; }
   return body;

@@ -14,10 +14,49 @@ function context() {
   };
 }
 
+let presets = [];
 async function loadPresets() {
-  const presets = await api("/v1/rules");
+  presets = await api("/v1/rules");
   $("preset").innerHTML = presets.map(p => `<option value="${p.name}">${p.name} (${p.unit})</option>`).join("");
-  $("preset").value = "taiwan";
+  $("preset").value = localStorage.getItem("taicam-preset") || "taiwan";
+  showOptions();
+}
+
+// The house's options for the chosen preset, remembered on this device until changed.
+function savedOptions(preset) { return JSON.parse(localStorage.getItem(`taicam-options-${preset}`) || "{}"); }
+
+function houseOptions() {
+  const preset = presets.find(p => p.name === $("preset").value);
+  const saved = savedOptions($("preset").value);
+  return Object.fromEntries((preset ? preset.options : []).filter(o => o.name in saved).map(o => [o.name, saved[o.name]]));
+}
+
+function showOptions() {
+  const preset = presets.find(p => p.name === $("preset").value);
+  const saved = savedOptions($("preset").value);
+  const box = $("options");
+  box.replaceChildren();
+  for (const option of preset ? preset.options : []) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    const value = option.name in saved ? saved[option.name] : option.default;
+    if (typeof option.default === "boolean") { input.type = "checkbox"; input.checked = value; }
+    else { input.type = "number"; input.min = "0"; input.value = value; }
+    input.dataset.option = option.name;
+    input.addEventListener("change", () => {
+      const options = savedOptions($("preset").value);
+      options[option.name] = input.type === "checkbox" ? input.checked : Number(input.value);
+      localStorage.setItem(`taicam-options-${$("preset").value}`, JSON.stringify(options));
+      rescoreHand();
+    });
+    const name = document.createElement("span");
+    name.textContent = option.name;
+    name.title = option.meaning;
+    const meaning = document.createElement("small");
+    meaning.textContent = option.meaning;
+    label.append(input, name, meaning);
+    box.appendChild(label);
+  }
 }
 
 async function scorePhoto() {
@@ -25,6 +64,7 @@ async function scorePhoto() {
   const form = new FormData();
   form.append("image", photoFile);
   form.append("preset", $("preset").value);
+  form.append("options", JSON.stringify(houseOptions()));
   for (const [k, v] of Object.entries(context())) form.append(k, String(v));
   if (Object.keys(corrections).length) form.append("corrections", JSON.stringify(corrections));
   try { show(await api("/v1/score", { method: "POST", body: form })); }
@@ -37,7 +77,7 @@ async function scorePhoto() {
 async function rescoreHand() {
   // Context changes need no new detection: score the recognised hand again.
   if (!last) return;
-  const hand = { ...last.hand, ...context(), preset: $("preset").value };
+  const hand = { ...last.hand, ...context(), preset: $("preset").value, options: houseOptions() };
   try { show({ ...last, hand, score: await api("/v1/score/hand", { method: "POST", body: JSON.stringify(hand), headers: { "content-type": "application/json" } }) }); }
   catch (error) { show({ ...last, hand, score: error.body }, error.message); }
 }
@@ -51,17 +91,36 @@ function show(result, errorMessage) {
   $("score-error").textContent = errorMessage || (score.error ? score.error.message : "");
   $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${p.name}</span><span>${p.tai}</span></li>`).join("");
   $("total").textContent = score.total ?? "—";
-  $("warnings").innerHTML = (result.warnings || []).map(w => `<p class="warning">⚠ ${w}</p>`).join("");
+  showWarnings(result.warnings);
   $("alternatives").innerHTML = (result.alternatives || []).length
     ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${a.detection}">${tileLabel(a.winning_tile)} → ${a.total}</button>`).join(" ") + "</p>" : "";
   document.querySelectorAll("[data-win]").forEach(b => b.addEventListener("click", () => { winningOverride = b.dataset.win; scoreWithWinning(); }));
   $("ledger-box").hidden = !score.total && score.total !== 0;
 }
 
+// Warnings come in the page's language (Accept-Language); a tap highlights the tiles they are about.
+function showWarnings(warnings) {
+  const box = $("warnings");
+  box.replaceChildren();
+  for (const warning of warnings || []) {
+    const line = document.createElement("p");
+    line.className = "warning";
+    line.textContent = "⚠ " + warning.message;
+    const ids = (warning.params && warning.params.detections) || [];
+    if (ids.length) line.addEventListener("click", () => highlightBoxes(ids));
+    box.appendChild(line);
+  }
+}
+
+function highlightBoxes(ids) {
+  document.querySelectorAll("#photo-wrap .box").forEach(b => b.classList.toggle("highlight", ids.includes(Number(b.dataset.id))));
+}
+
 let winningOverride = null;
 async function scoreWithWinning() {
   const form = new FormData();
   form.append("image", photoFile); form.append("preset", $("preset").value); form.append("winning_tile", winningOverride);
+  form.append("options", JSON.stringify(houseOptions()));
   for (const [k, v] of Object.entries(context())) form.append(k, String(v));
   if (Object.keys(corrections).length) form.append("corrections", JSON.stringify(corrections));
   try { show(await api("/v1/score", { method: "POST", body: form })); } catch (error) { show(error.body.error.details || last, error.message); }
@@ -110,6 +169,8 @@ $("add").addEventListener("click", async () => {
 });
 
 $("file").addEventListener("change", () => { photoFile = $("file").files[0]; corrections = {}; winningOverride = null; scorePhoto(); });
-for (const id of ["self_drawn", "dealer", "dealer_streak", "round_wind", "seat_wind", "preset"]) $(id).addEventListener("change", rescoreHand);
-window.onLanguage = () => { if (last) show(last); };
+for (const id of ["self_drawn", "dealer", "dealer_streak", "round_wind", "seat_wind"]) $(id).addEventListener("change", rescoreHand);
+$("preset").addEventListener("change", () => { localStorage.setItem("taicam-preset", $("preset").value); showOptions(); rescoreHand(); });
+// The server words warnings and errors in the page's language: ask again after a switch.
+window.onLanguage = () => { loadTables(); if (photoFile) scorePhoto(); };
 loadPresets(); loadTables();

@@ -1,0 +1,85 @@
+"""Warnings and photo errors as data: a stable code, its parameters, and words in zh-TW or English."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.messages import EN, ERROR_TEMPLATES_ZH, LANGUAGES, NOTICE_TEMPLATES, ZH, localise_error, notice_json, pick_language
+from vision import notices
+from vision.notices import Notice
+
+NOTICE_CODES = sorted(v for k, v in vars(notices).items() if k.isupper() and isinstance(v, str))
+# Parameters shaped as the pipeline gives them, so every template is filled once.
+SAMPLE_PARAMS = {
+    "tiles": ["5p", "5p", "7z"],
+    "tile": "8s",
+    "old": "9s",
+    "waits": ["5s", "8s"],
+    "count": 6,
+    "expected": 17,
+    "seen": 16,
+    "confidence": 0.31,
+    "detections": [3, 4],
+}
+TILE_CODE = re.compile(r"(?<![0-9A-Za-z])([1-9][mpsz]|[1-8]f|back)(?![0-9A-Za-z])")
+
+
+def test_every_code_has_both_templates():
+    assert NOTICE_CODES and set(NOTICE_CODES) == set(NOTICE_TEMPLATES)
+    for templates in NOTICE_TEMPLATES.values():
+        assert set(templates) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", sorted(ERROR_TEMPLATES_ZH))
+def test_photo_errors_in_chinese_name_tiles_and_english_keeps_the_core_words(code):
+    error = {"code": code.removesuffix("_no_waits"), "message": "core words", "details": {}}
+    zh = localise_error(error, SAMPLE_PARAMS, ZH)["message"]
+    assert not TILE_CODE.search(zh) and not re.search(r"[A-Za-z]{3,}", zh), zh
+    assert localise_error(error, SAMPLE_PARAMS, EN) == error
+
+
+@pytest.mark.parametrize("code", NOTICE_CODES)
+def test_zh_tw_names_tiles_by_name_and_english_by_code(code):
+    zh = notice_json(Notice(code, SAMPLE_PARAMS), ZH)
+    en = notice_json(Notice(code, SAMPLE_PARAMS), EN)
+    assert zh["code"] == en["code"] == code and zh["params"] == SAMPLE_PARAMS
+    assert not TILE_CODE.search(zh["message"]), zh["message"]
+    assert not re.search(r"[A-Za-z]{3,}", zh["message"]), zh["message"]  # no English words either
+    if "{tile" in NOTICE_TEMPLATES[code][EN]:
+        assert TILE_CODE.search(en["message"])
+
+
+def test_language_comes_from_the_header_or_query():
+    assert pick_language("zh-TW,zh;q=0.9,en;q=0.8") == ZH
+    assert pick_language("en-US,en;q=0.9") == EN
+    assert pick_language(None) == EN and pick_language("fr") == EN
+
+
+def test_score_api_words_warnings_in_the_asked_language(fake_app, jpeg_bytes):
+    files = {"image": ("hand.jpg", jpeg_bytes, "image/jpeg")}
+    with TestClient(fake_app) as client:
+        zh = client.post("/v1/score", files=files, data={"winning_tile": "8s"}, headers={"accept-language": "zh-TW"})
+        en = client.post("/v1/score?lang=en", files=files, data={"winning_tile": "8s"}, headers={"accept-language": "zh-TW"})
+        plain = client.post("/v1/score", files=files, data={"winning_tile": "8s"})
+    expected = {"code": notices.WINNING_SET_BY_CALLER, "params": {"tile": "8s", "detections": [16]}}
+    assert zh.json()["warnings"] == [{**expected, "message": "胡的牌由你指定：八條"}]
+    assert en.json()["warnings"] == [{**expected, "message": "winning tile set by the caller: 8s"}]
+    assert plain.json()["warnings"] == en.json()["warnings"]  # English when no language is asked for
+
+
+def test_unscorable_photo_error_in_chinese_without_the_image_unless_asked(fake_app, jpeg_bytes):
+    files = {"image": ("hand.jpg", jpeg_bytes, "image/jpeg")}
+    wrong = {"corrections": json.dumps({"16": "9s"})}  # 9s does not complete the hand: it waits on 5s and 8s
+    with TestClient(fake_app) as client:
+        lean = client.post("/v1/score", files=files, data=wrong, headers={"accept-language": "zh-TW"})
+        drawn = client.post("/v1/score", files=files, data={**wrong, "annotate": "true"})
+    assert lean.status_code == drawn.status_code == 422
+    error = lean.json()["error"]
+    assert error["code"] == "not_winning" and error["message"] == "九條胡不了這手牌；聽的是五條、八條"
+    assert "annotated_image" not in error["details"] and len(error["details"]["detections"]) == 17
+    assert drawn.json()["error"]["details"]["annotated_image"].startswith("data:image/jpeg;base64,")
+    assert len(lean.content) < len(drawn.content) / 2
