@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from scoring.api import score_hand_json
-from scoring.hand import SITUATION_KEYS
+from scoring.api import score_hand, score_hand_json
+from scoring.hand import SITUATION_KEYS, HandError
 from scoring.tiles import TILE_CODES
 from vision import notices
 from vision.detections import Detections
@@ -140,9 +140,10 @@ def score_layout(
         chosen = best["detection"]
         warnings.append(Notice(notices.WINNING_CHOSEN, {"tile": best["winning_tile"], "detections": [chosen]}))
     hand = hand_with(chosen)
-    score, _ = score_hand_json(hand)
-    if "error" in score:
-        score = {"error": localise_error(score["error"], {"tile": hand["winning_tile"]}, lang)}
+    try:
+        score = score_hand(hand)
+    except HandError as error:  # the photo's hand cannot be scored: say why, with the core's details
+        score = {"error": localise_error(error.to_json()["error"], {"tile": hand["winning_tile"]}, lang)}
     groups = [g.to_json() for g in layout.groups]
     words = [notice_json(w, lang) for w in warnings]
     return {"hand": hand, "groups": groups, "warnings": words, "alternatives": alternatives, "score": score}
