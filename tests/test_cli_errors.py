@@ -84,10 +84,11 @@ def test_a_house_preset_with_a_misspelt_param_or_option_is_refused_by_taicam_rul
     taiwan = json.loads((Path(scoring.__file__).parent / "presets" / "taiwan.json").read_text(encoding="utf-8"))
     house = misspell({**taiwan, "name": "house"})
     (tmp_path / "house.json").write_text(json.dumps(house, ensure_ascii=False), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "taicam", "rules", "--preset", "house"],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "TAICAM_PRESETS": str(tmp_path)},
-    )  # fmt: skip
-    assert done.returncode == 2
-    lines = (done.stdout + done.stderr).strip().splitlines()
-    assert len(lines) == 1 and misspelt in lines[0] and "Traceback" not in done.stderr, lines
+    for command in (["rules", "--preset", "house"], ["serve", "--port", "1"]):  # serve refuses before it binds
+        done = subprocess.run(
+            [sys.executable, "-m", "taicam", *command],
+            capture_output=True, text=True, timeout=60, env={**os.environ, "TAICAM_PRESETS": str(tmp_path)},
+        )  # fmt: skip
+        assert done.returncode == 2
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert len(lines) == 1 and misspelt in lines[0] and "Traceback" not in done.stderr, lines
