@@ -26,6 +26,10 @@ SPECIAL_FORMS = (PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED)
 # Wait shapes of the group the winning tile completed.
 SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED = "single", "shanpon", "closed", "edge", "two_sided"
 
+# Preset options read here rather than by a pattern: a preset may declare them.
+CONCEALED_KONG_IS_ANKE = "concealed_kong_is_anke"
+ENGINE_OPTIONS = (CONCEALED_KONG_IS_ANKE,)
+
 
 @dataclass(frozen=True)
 class SetView:
@@ -93,7 +97,7 @@ class Interpretation:
 
     @cached_property
     def concealed_pungs(self) -> int:
-        count_kongs = bool(self.opts.get("concealed_kong_is_anke", True))
+        count_kongs = bool(self.opts.get(CONCEALED_KONG_IS_ANKE, True))
         return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
 
     def pung_of(self, index: int) -> bool:

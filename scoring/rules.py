@@ -6,6 +6,7 @@ A house adds its own preset by dropping a JSON file in a folder named by ``TAICA
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import types
@@ -18,6 +19,7 @@ from typing import Any
 
 from .errors import ErrorCode, TaicamError
 from .hand import HandError
+from .interpret import ENGINE_OPTIONS
 from .patterns import CHECK_SPECS, Params
 
 FORMS = ("standard", "pairs_and_triplet", "thirteen_orphans", "sixteen_unrelated")
@@ -120,6 +122,12 @@ def _require(condition: bool, source: str, message: str) -> None:
         raise RulesError(f"{source}: {message}")
 
 
+def _close_to(name: Any, names: Any, hint: str = "did you mean '{}'?") -> str:
+    """`` (did you mean 'x'?)`` when one of ``names`` is a typo away from ``name``, else ''."""
+    close = difflib.get_close_matches(str(name), sorted(str(n) for n in names if n), n=1)
+    return f" ({hint.format(close[0])})" if close else ""
+
+
 def option_value_problem(default: Any, value: Any) -> str | None:
     """Why ``value`` cannot stand for an option whose default is ``default``, or None.
 
@@ -177,7 +185,7 @@ def parse_params(check: str, raw: Any, where: str) -> Params:
     known = ", ".join(declared) or "none"
     for key in raw:
         if key not in declared:
-            raise RulesError(f"{where}: unknown param '{key}' for check '{check}' (params: {known})")
+            raise RulesError(f"{where}: unknown param '{key}'{_close_to(key, declared)} for check '{check}' (params: {known})")
     values = {}
     for name, spec in declared.items():
         if name not in raw:
@@ -227,7 +235,8 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
         _require(
             (isinstance(tai, int) and not isinstance(tai, bool) and tai >= 0) or tai in count_options,
             source,
-            f"pattern {raw['id']!r}: 'tai' must be a whole number ≥ 0 or the name of a whole-number option, got {tai!r}",
+            f"pattern {raw['id']!r}: 'tai' must be a whole number ≥ 0 or the name of a whole-number option, got {tai!r}"
+            + _close_to(tai, count_options),
         )
         params = parse_params(raw["check"], raw.get("params", {}), f"{source}: pattern {raw['id']!r}")
         for name in params.options_read():
@@ -235,7 +244,7 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
                 name in switch_options,
                 source,
                 f"pattern {raw['id']!r}: check '{raw['check']}' reads option '{name}', which this preset does not declare"
-                " as true/false",
+                f" as true/false{_close_to(name, option_names, 'it declares {!r}')}",
             )
         excludes = []
         for entry in raw.get("excludes", []):
@@ -245,7 +254,12 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
                 _require(isinstance(entry, dict) and set(entry) <= {"id", "unless_option"}, source, f"bad exclusion {entry!r}")
                 excludes.append(Exclusion(entry["id"], entry.get("unless_option")))
         for key in ("when_option", "unless_option"):
-            _require(raw.get(key) in (None, *option_names), source, f"pattern {raw['id']!r}: unknown option {raw.get(key)!r}")
+            name = raw.get(key)
+            _require(
+                name in (None, *option_names),
+                source,
+                f"pattern {raw['id']!r}: unknown option {name!r}{_close_to(name, option_names)}",
+            )
         patterns.append(
             PatternRule(
                 raw["id"], raw["name"], raw["check"], tai, params,
@@ -257,7 +271,19 @@ def parse_preset(data: Any, source: str = "preset") -> Preset:
     for p in patterns:
         for e in p.excludes:
             _require(e.pattern in ids, source, f"pattern {p.id!r} excludes unknown pattern {e.pattern!r}")
-            _require(e.unless_option in (None, *option_names), source, f"unknown option {e.unless_option!r}")
+            _require(
+                e.unless_option in (None, *option_names),
+                source,
+                f"pattern {p.id!r}: unknown option {e.unless_option!r}{_close_to(e.unless_option, option_names)}",
+            )
+    read = {
+        *ENGINE_OPTIONS,
+        *(p.tai for p in patterns if isinstance(p.tai, str)),
+        *(name for p in patterns for name in (p.when_option, p.unless_option, *p.params.options_read()) if name),
+        *(e.unless_option for p in patterns for e in p.excludes if e.unless_option),
+    }
+    for name in options_raw:
+        _require(name in read, source, f"option '{name}' is declared but nothing reads it{_close_to(name, read)}")
     order = _exclusion_order(patterns, source)
     patterns = sorted(patterns, key=lambda p: order[p.id])
     chicken = None

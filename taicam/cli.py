@@ -54,9 +54,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from scoring.rules import load_presets
     from service.app import create_app
     from service.settings import Settings
 
+    load_presets()  # a broken house preset stops the start in one line, not every request later
     overrides = {k: v for k, v in {"camera": args.camera, "data_dir": args.data_dir}.items() if v}
     settings = Settings(**overrides, **_model_settings(args))
     lan = args.host not in ("127.0.0.1", "localhost")

@@ -67,16 +67,28 @@ def test_a_bad_argument_is_one_line_and_exit_2(argv, capsys, tmp_path, monkeypat
     assert len(lines) == 1 and "Traceback" not in lines[0], lines
 
 
-def test_a_house_preset_with_a_misspelt_param_is_refused_by_taicam_rules(tmp_path):
-    taiwan = json.loads((Path(scoring.__file__).parent / "presets" / "taiwan.json").read_text(encoding="utf-8"))
-    for pattern in taiwan["patterns"]:
+def _misspelt_param(preset: dict) -> dict:
+    for pattern in preset["patterns"]:
         if pattern["id"] == "pinghu":
             pattern["params"]["two_sied"] = pattern["params"].pop("two_sided")
-    (tmp_path / "house.json").write_text(json.dumps({**taiwan, "name": "house"}, ensure_ascii=False), encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "taicam", "rules", "--preset", "house"],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "TAICAM_PRESETS": str(tmp_path)},
-    )  # fmt: skip
-    assert done.returncode == 2
-    lines = (done.stdout + done.stderr).strip().splitlines()
-    assert len(lines) == 1 and "two_sied" in lines[0] and "Traceback" not in done.stderr, lines
+    return preset
+
+
+def _misspelt_option(preset: dict) -> dict:
+    preset["options"]["pinghu_multiwiat"] = preset["options"].pop("pinghu_multiwait")
+    return preset
+
+
+@pytest.mark.parametrize(("misspell", "misspelt"), [(_misspelt_param, "two_sied"), (_misspelt_option, "pinghu_multiwiat")])
+def test_a_house_preset_with_a_misspelt_param_or_option_is_refused_by_taicam_rules(tmp_path, misspell, misspelt):
+    taiwan = json.loads((Path(scoring.__file__).parent / "presets" / "taiwan.json").read_text(encoding="utf-8"))
+    house = misspell({**taiwan, "name": "house"})
+    (tmp_path / "house.json").write_text(json.dumps(house, ensure_ascii=False), encoding="utf-8")
+    for command in (["rules", "--preset", "house"], ["serve", "--port", "1"]):  # serve refuses before it binds
+        done = subprocess.run(
+            [sys.executable, "-m", "taicam", *command],
+            capture_output=True, text=True, timeout=60, env={**os.environ, "TAICAM_PRESETS": str(tmp_path)},
+        )  # fmt: skip
+        assert done.returncode == 2
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        assert len(lines) == 1 and misspelt in lines[0] and "Traceback" not in done.stderr, lines

@@ -128,3 +128,14 @@ def test_bundled_params_are_typed_objects():
     assert pinghu.params.options_read() == ("pinghu_requires_concealed", "pinghu_multiwait")
     flower_win_kept = {p.id for p in taiwan.patterns if p.scores_flower_win}
     assert flower_win_kept == {"dealer", "eight_flowers", "seven_rob_one"}
+
+
+def test_a_misspelt_option_is_refused_whether_declared_or_referred_to():
+    app = json.loads((Path(scoring.__file__).parent / "presets" / "app.json").read_text(encoding="utf-8"))
+    options = {("concealed_kong_is_anki" if k == "concealed_kong_is_anke" else k): v for k, v in app["options"].items()}
+    with pytest.raises(RulesError, match=r"option 'concealed_kong_is_anki' is declared but nothing reads it"):
+        parse_preset({**app, "options": options}, "house.json")
+    with pytest.raises(RulesError, match=r"'self_draw'.*'tai'"):
+        parse_preset(_with_pattern(app, "self_draw", tai="zimo_tia"), "house.json")
+    with pytest.raises(RulesError, match=r"'exposed_kong': unknown option 'kong_tia'"):
+        parse_preset(_with_pattern(_taiwan(), "exposed_kong", when_option="kong_tia"), "house.json")
