@@ -11,6 +11,7 @@ from vision.detector import TileDetector
 from vision.grouping import group_tiles
 from vision.live import HandFollower, Signature, StableHandVoter
 
+from .messages import EN
 from .pipeline import Recognition, repair, score_layout
 
 
@@ -30,8 +31,10 @@ class LiveScorer:
         preset: str = "taiwan",
         conf: float = 0.25,
         frames_needed: int = 5,
+        lang: str = EN,
     ):
         self.context = context
+        self.lang = lang
         self.preset = preset
         self.voter = StableHandVoter(frames_needed=frames_needed)
         self.follower = HandFollower(detector, conf)
@@ -45,4 +48,4 @@ class LiveScorer:
         if stable is None:
             return recognition, None
         recognition = repair(recognition, self.context, self.preset)
-        return recognition, score_layout(recognition.layout, self.context, self.preset)
+        return recognition, score_layout(recognition.layout, self.context, self.preset, lang=self.lang)

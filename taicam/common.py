@@ -171,3 +171,19 @@ def context_from_args(args: argparse.Namespace) -> dict:
     if args.base is not None:
         context["settlement"] = {"base": args.base, "per_tai": args.per_tai, "discarder_seat": args.discarder}
     return context
+
+
+def add_language_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lang", choices=["zh-TW", "en"], help="language of warnings, errors and tile names (default: from LANG, else en)"
+    )
+    parser.add_argument("--codes", action="store_true", help="show tiles as compact codes (123m 777z) instead of names")
+
+
+def language(args: argparse.Namespace) -> str:
+    """``--lang``, else the ``LANG`` the terminal runs in (``zh_TW.UTF-8`` → zh-TW), else English."""
+    import os
+
+    from service.messages import pick_language
+
+    return args.lang or pick_language(os.environ.get("LANG", "").split(".")[0].replace("_", "-"))

@@ -21,7 +21,7 @@ from scoring.tiles import TILE_CODES
 from service.app import create_app
 from taicam import cli
 from taicam.commands import photo as photo_commands
-from tests.conftest import FakeDetector
+from tests.fakes import FakeDetector
 from tests.scoring_helpers import hand
 from vision.detections import Detections
 
@@ -115,7 +115,7 @@ def test_taicam_live_takes_every_field(monkeypatch):
     seen: list[dict] = []
 
     class Recorder:
-        def __init__(self, detector, context, preset, conf, stable):
+        def __init__(self, detector, context, preset, conf, stable, lang):
             seen.append(context)
 
     monkeypatch.setattr(photo_commands, "load_detector", lambda args: FakeDetector())

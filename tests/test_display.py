@@ -16,7 +16,8 @@ HAND = {
 
 
 def test_hand_line_by_name_sorted_with_melds_as_sets():
-    assert hand_line(HAND, chinese=True) == "三條五條五條五條六條六條六條北北北 ｜ 碰 中中中 ｜ 吃 一條二條三條 ｜ 花 春 梅 ｜ 胡 五筒"
+    by_name = "三條五條五條五條六條六條六條北北北 ｜ 碰 中中中 ｜ 吃 一條二條三條 ｜ 花 春 梅 ｜ 胡 五筒"
+    assert hand_line(HAND, chinese=True) == by_name
     assert hand_line(HAND, chinese=False) == "3555666s 444z ｜ pung 777z ｜ chow 123s ｜ flowers 1f 5f ｜ won on 5p"
 
 

@@ -7,16 +7,20 @@ import sys
 
 from ..common import (
     add_context_flags,
+    add_language_flags,
     add_model_flags,
     add_photo_flags,
     context_from_args,
     correction,
     fraction,
+    language,
     load_detector,
     positive_number,
     print_json,
     whole_number,
 )
+
+SEAT_NAMES = {"E": "東", "S": "南", "W": "西", "N": "北"}
 
 
 def _cmd_detect(args: argparse.Namespace) -> int:
@@ -68,7 +72,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         recognition = repair(recognition, context, args.preset, frozenset(corrections))
         winning = args.winning
         override = int(winning) if winning and winning.isdigit() else winning
-        result = score_layout(recognition.layout, context, args.preset, override)
+        result = score_layout(recognition.layout, context, args.preset, override, language(args))
     except TaicamError:
         raise  # main() reports it with its own code
     # ValueError here is a --fix or --winning that does not fit the detections.
@@ -85,30 +89,35 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0 if "error" not in result["score"] else 2
-    _print_score(result)
+    _print_score(result, chinese=language(args) == "zh-TW" and not args.codes)
     return 0 if "error" not in result["score"] else 2
 
 
-def _print_score(result: dict) -> None:
-    from scoring.tiles import format_tiles
+def _print_score(result: dict, chinese: bool) -> None:
+    from scoring.tiles import chinese_name
 
-    for group in result["groups"]:
-        if group["role"] != "background":
-            kind = f" {group['kind']}" if group["kind"] else ""
-            print(f"{group['role']}{kind}: {format_tiles(group['tiles'])}")
+    from ..display import hand_line
+
+    print(hand_line(result["hand"], chinese))
     for warning in result["warnings"]:
-        print(f"warning: {warning}")
+        print(f"{'注意' if chinese else 'warning'}: {warning['message']}")
     for alternative in result["alternatives"]:
-        print(f"alternative: winning tile {alternative['winning_tile']} → {alternative['total']}")
+        tile = chinese_name(alternative["winning_tile"]) if chinese else alternative["winning_tile"]
+        label = "也可能胡" if chinese else "alternative: winning tile"
+        print(f"{label} {tile} → {alternative['total']}")
     score = result["score"]
     if "error" in score:
-        print(f"cannot score: {score['error']['message']}")
+        print(f"{'不能算台' if chinese else 'cannot score'}: {score['error']['message']}")
         return
     for pattern in score["patterns"]:
         print(f"  {pattern['name']} {pattern['tai']}  ({pattern['why']})")
-    print(f"total {score['total']}")
+    print(f"合計 {score['total']} {score.get('unit', '台')}" if chinese else f"total {score['total']}")
     if "payments" in score:
-        print("payments: " + ", ".join(f"{seat} pays {amount}" for seat, amount in score["payments"].items()))
+        payments = score["payments"].items()
+        if chinese:
+            print("付款：" + "，".join(f"{SEAT_NAMES[seat]}家付{amount}" for seat, amount in payments))
+        else:
+            print("payments: " + ", ".join(f"{seat} pays {amount}" for seat, amount in payments))
 
 
 def _cmd_live(args: argparse.Namespace) -> int:
@@ -123,7 +132,7 @@ def _cmd_live(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ModelError, FrameError) as error:
         print(f"taicam live: {error}", file=sys.stderr)
         return 2
-    scorer = LiveScorer(detector, context, args.preset, args.conf, args.stable)
+    scorer = LiveScorer(detector, context, args.preset, args.conf, args.stable, language(args))
     window = _window_available()
     count = 0
     try:
@@ -139,7 +148,7 @@ def _cmd_live(args: argparse.Namespace) -> int:
                 if args.json:
                     print_json(result)
                 else:
-                    _print_score(result)
+                    _print_score(result, chinese=language(args) == "zh-TW" and not args.codes)
             if window:
                 _show(frame, recognition)
             if args.max_frames and count >= args.max_frames:
@@ -191,6 +200,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--fix", nargs="*", type=correction, metavar="ID=CODE", help="correct detections, e.g. 3=5p")
     score.add_argument("--annotate", metavar="OUT.jpg", help="write the photo with boxes and groups")
     score.add_argument("--json", action="store_true", help="print the contract JSON")
+    add_language_flags(score)
     score.set_defaults(handler=_cmd_score)
 
     live = commands.add_parser("live", help="score hands live from a camera, stream or video")
@@ -204,4 +214,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     live.add_argument("--max-frames", type=whole_number, default=0, help="stop after this many frames")
     live.add_argument("--json", action="store_true", help="print stable hands as JSON")
     live.add_argument("--quiet", action="store_true", help="no running status line")
+    add_language_flags(live)
     live.set_defaults(handler=_cmd_live)

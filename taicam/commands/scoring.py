@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..common import print_json, read_json
+from ..common import option_setting, print_json, read_json
+from ..display import rules_lines
 
 
 def _cmd_score_hand(args: argparse.Namespace) -> int:
@@ -13,8 +14,11 @@ def _cmd_score_hand(args: argparse.Namespace) -> int:
 
     try:
         data = read_json(args.file)
-    except (OSError, json.JSONDecodeError) as error:
-        print_json({"error": {"code": "bad_json", "message": f"cannot read a hand from {args.file}: {error}"}})
+    except OSError as error:  # a missing or unreadable file is not a JSON problem
+        print_json({"error": {"code": "no_file", "message": f"cannot read {args.file}: {error.strerror or error}"}})
+        return 2
+    except json.JSONDecodeError as error:
+        print_json({"error": {"code": "bad_json", "message": f"{args.file} is not JSON: {error}"}})
         return 2
     result, ok = score_many_json(data)
     print_json(result)
@@ -80,16 +84,11 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     if args.json:
         print_json([p.to_json() for p in chosen])
         return 0
+    overrides = dict(args.option or [])
     for preset in chosen:
-        print(f"{preset.name} ({preset.unit}) — seed {preset.seed}")
-        for p in preset.patterns:
-            gate = f" [option {p.when_option}]" if p.when_option else ""
-            excludes = f"  不計 {', '.join(e.pattern for e in p.excludes)}" if p.excludes else ""
-            print(f"  {p.name:<14} {p.tai!s:>4}{gate}{excludes}")
-        if preset.options:
-            print("  options:")
-            for (name, default), (_, meaning) in zip(preset.options, preset.option_meanings, strict=True):
-                print(f"    {name} = {json.dumps(default)}  {meaning}")
+        # Options a preset does not have are left out, so --option zimo_tai=1 reads across presets.
+        options = preset.resolve_options({k: v for k, v in overrides.items() if k in dict(preset.options)})
+        print("\n".join(rules_lines(preset, options)))
         print()
     return 0
 
@@ -112,4 +111,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     rules = commands.add_parser("rules", help="list presets, their patterns, values and options")
     rules.add_argument("--preset", help="only this preset")
     rules.add_argument("--json", action="store_true", help="print JSON")
+    rules.add_argument(
+        "--option", action="append", type=option_setting, metavar="NAME=VALUE", help="show the values with this option set"
+    )
     rules.set_defaults(handler=_cmd_rules)

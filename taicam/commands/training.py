@@ -60,6 +60,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from models.evaluate import evaluate
     from vision.detector import BUNDLED_MODEL, TileDetector
 
+    if args.compare:
+        return _compare(args)
     detector = TileDetector(args.model or BUNDLED_MODEL, classifier_path=classifier_path(args))
     report = evaluate(detector, Path(args.data), split=args.split, conf=args.conf)
     result = report.as_dict()
@@ -72,6 +74,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print("per-class recall:", " ".join(f"{k}={v}" for k, v in result["per_class_recall"].items()))
     if result["top_confusions"]:
         print("top confusions:", ", ".join(f"{c['truth']}→{c['predicted']}×{c['count']}" for c in result["top_confusions"]))
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """Both models on the same photos with the same classifier: a row each and their difference."""
+    from models.evaluate import COMPARED, comparison_table, evaluate
+    from vision.detector import TileDetector
+
+    reports = []
+    for path in args.compare:
+        detector = TileDetector(path, classifier_path=classifier_path(args))
+        reports.append((Path(path).name, evaluate(detector, Path(args.data), split=args.split, conf=args.conf, progress=False)))
+    if args.json:
+        rows = [{"model": name, **report.as_dict()} for name, report in reports]
+        difference = {key: round(rows[-1][key] - rows[0][key], 4) for key in COMPARED}
+        print(json.dumps({"models": rows, "difference": difference}, ensure_ascii=False))
+        return 0
+    print("\n".join(comparison_table(reports)))
     return 0
 
 
@@ -131,4 +151,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_model_flags(evaluate)
     evaluate.add_argument("--conf", type=fraction, default=0.25, help="confidence threshold for recall/precision")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object")
+    evaluate.add_argument(
+        "--compare", nargs=2, metavar=("MODEL_A", "MODEL_B"), help="two ONNX detectors on the same data: both rows and B − A"
+    )
     evaluate.set_defaults(handler=_cmd_eval)
