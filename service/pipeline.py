@@ -154,6 +154,8 @@ def _resolve_override(value: int | str, ids: list[int], codes_by_id: dict[int, s
         if value not in ids:
             raise ValueError(f"detection {value} is not in the hand row")
         return value
+    if value not in TILE_CODES:
+        raise ValueError(f"{value!r} is not a tile code (1m–9m, 1p–9p, 1s–9s, 1z–7z) nor a detection id")
     for i in reversed(ids):
         if codes_by_id[i] == value:
             return i

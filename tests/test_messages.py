@@ -83,3 +83,10 @@ def test_unscorable_photo_error_in_chinese_without_the_image_unless_asked(fake_a
     assert "annotated_image" not in error["details"] and len(error["details"]["detections"]) == 17
     assert drawn.json()["error"]["details"]["annotated_image"].startswith("data:image/jpeg;base64,")
     assert len(lean.content) < len(drawn.content) / 2
+
+
+def test_a_winning_tile_that_is_no_tile_is_called_so(fake_app, jpeg_bytes):
+    files = {"image": ("hand.jpg", jpeg_bytes, "image/jpeg")}
+    with TestClient(fake_app) as client:
+        error = client.post("/v1/score", files=files, data={"winning_tile": "0m"}).json()["error"]
+    assert error["code"] == "bad_winning_tile" and "'0m' is not a tile code" in error["message"]
