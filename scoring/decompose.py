@@ -106,9 +106,9 @@ def _suit_pair_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[t
 @lru_cache(maxsize=100_000)
 def _suit_splits(suit: tuple[int, ...], honours: bool) -> bool:
     """Whether one suit's (or the honours') counts split into sets only."""
-    first = next((i for i, n in enumerate(suit) if n), -1)
-    if first < 0:
+    if not any(suit):
         return True
+    first = suit.index(next(n for n in suit if n))
     if suit[first] >= 3:
         rest = list(suit)
         rest[first] -= 3

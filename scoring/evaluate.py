@@ -280,17 +280,17 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
     return active
 
 
+def _flower_win_rules(preset: Preset, active: list) -> list:
+    """What an 八仙過海/七搶一 win is scored by: the flower wins and what the preset keeps."""
+    return [a for a in active if a[1].check in ("eight_flowers", "seven_rob_one") or a[1].id in preset.flower_win_keeps]
+
+
 def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], active: list) -> list[ScoreItem]:
     hits: list[tuple[int, PatternRule, ScoreItem]] = []
-    flower_win = it.form == FLOWER_WIN
-    for order, rule, check, params, per_unit in active:
-        if flower_win and rule.check not in ("eight_flowers", "seven_rob_one") and rule.id not in preset.flower_win_keeps:
-            continue
+    for order, rule, check, params, per_unit in _flower_win_rules(preset, active) if it.form == FLOWER_WIN else active:
         result = check(it, params)
-        if result is None:
-            continue
-        units, why = result
-        if units:
+        if result is not None and result[0]:
+            units, why = result
             hits.append((order, rule, ScoreItem(rule.id, rule.name, units * per_unit, why)))
     # ``active`` is in preset order, which puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
