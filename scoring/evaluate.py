@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from .decompose import (
     GROUP_ENDS,
     GROUP_STARTS,
+    ORPHANS,
     decompositions,
     group_fits,
     is_pairs_and_triplet,
@@ -30,7 +32,7 @@ from .interpret import (
 )
 from .patterns import CHECKS
 from .payments import payments_for
-from .rules import Preset, get_preset
+from .rules import PatternRule, Preset, get_preset
 from .tiles import PLAYING_TILES, TILE_INDEX, chinese_name
 
 SETS_PER_HAND = 5
@@ -110,45 +112,59 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
 
 @lru_cache(maxsize=50_000)
 def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
-    base = list(base_counts)
-    special = meld_count == 0 and any(form in forms for form in ("thirteen_orphans", "sixteen_unrelated"))
-    standard_size = sum(base) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2
-    # Each suit is checked once as it stands; a candidate tile changes only its own suit.
-    groups = [tuple(base[a:b]) for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
-    remainders = [sum(g) % 3 for g in groups]
-    fits = [group_fits(g, i == 3) for i, g in enumerate(groups)]
-    waits = set()
-    for kind in range(len(PLAYING_TILES)) if special else _neighbours(base):
-        if kind in full:
-            continue
-        complete = False
-        if standard_size:
-            g = next(i for i, end in enumerate(GROUP_ENDS) if kind < end)
+    waits: set[int] = set()
+    if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2:
+        # Each suit is checked once as it stands; a candidate tile changes only its own suit,
+        # and what completes a suit is memoised on that suit's 9 counts alone.
+        groups = [base_counts[a:b] for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
+        remainders = [sum(g) % 3 for g in groups]
+        fits = [group_fits(g, i == 3) for i, g in enumerate(groups)]
+        for g, start in enumerate(GROUP_STARTS):
             after = [(r + 1) % 3 if i == g else r for i, r in enumerate(remainders)]
             if sorted(after) == [0, 0, 0, 2] and all(fits[i] for i in range(4) if i != g):
-                changed = list(groups[g])
-                changed[kind - GROUP_STARTS[g]] += 1
-                complete = group_fits(tuple(changed), g == 3)
-        if not complete and meld_count == 0 and special | ("pairs_and_triplet" in forms):
+                waits.update(start + k for k in _suit_completers(groups[g], g == 3))
+    waits -= full
+    special_forms = _possible_special_forms(base_counts, meld_count, forms)
+    if special_forms:
+        base = list(base_counts)
+        for kind in range(len(PLAYING_TILES)):
+            if kind in full or kind in waits:
+                continue
             base[kind] += 1
-            complete = is_complete(tuple(base), meld_count, forms)
+            if is_complete(tuple(base), meld_count, special_forms):
+                waits.add(kind)
             base[kind] -= 1
-        if complete:
-            waits.add(kind)
     return frozenset(waits)
 
 
-def _neighbours(counts: list[int]) -> list[int]:
-    """Kinds that could complete a set or pair with what is held: same kind, or ±2 in a suit."""
-    near = set()
-    for kind, n in enumerate(counts):
-        if not n:
-            continue
-        near.add(kind)
-        if kind < 27:
-            suit_start = kind - kind % 9
-            near.update(k for k in range(max(suit_start, kind - 2), min(suit_start + 9, kind + 3)))
-    return sorted(near)
+@lru_cache(maxsize=20_000)
+def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
+    """Positions in one suit where one more tile lets the suit split into sets (and a pair)."""
+    completers = []
+    # Only a tile next to one held (same kind, or within 2 in a suit) can join a set or pair.
+    reach = 0 if honours else 2
+    near = {k for i, n in enumerate(group) if n for k in range(max(0, i - reach), min(len(group), i + reach + 1))}
+    for k in sorted(near):
+        changed = list(group)
+        changed[k] += 1
+        if group_fits(tuple(changed), honours):
+            completers.append(k)
+    return tuple(completers)
+
+
+def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple[str, ...]) -> tuple[str, ...]:
+    """The special forms one more tile could still complete: cheap necessary conditions on
+    the 16 tiles, so the per-kind check runs only for the rare hands that pass them."""
+    if meld_count or sum(base) != 16:
+        return ()
+    possible = []
+    if "pairs_and_triplet" in forms and sum(n % 2 for n in base) <= 2:
+        possible.append("pairs_and_triplet")
+    if "thirteen_orphans" in forms and sum(1 for i in ORPHANS if not base[i]) <= 1:
+        possible.append("thirteen_orphans")
+    if "sixteen_unrelated" in forms and max(base) <= 2 and sum(1 for n in base[27:] if not n) <= 1:
+        possible.append("sixteen_unrelated")
+    return tuple(possible)
 
 
 def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list[Interpretation]:
@@ -236,7 +252,10 @@ def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError
     return HandError("not_winning", message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
 
 
-_ACTIVE_CACHE: dict[tuple[int, tuple], tuple[Preset, list]] = {}
+# Active rules per (preset, option values). The values come from callers, so the cache is an
+# LRU: unbounded, 100,000 distinct zimo_tai values once held 1.3 GB.
+ACTIVE_CACHE_SIZE = 256
+_ACTIVE_CACHE: OrderedDict[tuple[int, tuple], tuple[Preset, list]] = OrderedDict()
 
 
 def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, Any, Any, Any, int]]:
@@ -244,6 +263,7 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
     key = (id(preset), tuple(sorted(options.items())))
     cached = _ACTIVE_CACHE.get(key)
     if cached is not None and cached[0] is preset:
+        _ACTIVE_CACHE.move_to_end(key)
         return cached[1]
     active = []
     for order, rule in enumerate(preset.patterns):
@@ -255,30 +275,27 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
         if per_unit:
             active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
     _ACTIVE_CACHE[key] = (preset, active)
+    if len(_ACTIVE_CACHE) > ACTIVE_CACHE_SIZE:
+        _ACTIVE_CACHE.popitem(last=False)
     return active
 
 
 def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], active: list) -> list[ScoreItem]:
-    hits: list[tuple[int, int, ScoreItem]] = []
-    flower_win = it.form == FLOWER_WIN
-    for order, rule, check, params, per_unit in active:
-        if flower_win and not rule.scores_flower_win:
-            continue
+    hits: list[tuple[int, PatternRule, ScoreItem]] = []
+    rules = [a for a in active if a[1].scores_flower_win] if it.form == FLOWER_WIN else active
+    for order, rule, check, params, per_unit in rules:
         result = check(it, params)
-        if result is None:
-            continue
-        units, why = result
-        if units:
-            hits.append((-units * per_unit, order, ScoreItem(rule.id, rule.name, units * per_unit, why)))
-    hits.sort(key=lambda h: h[1])  # preset order puts every excluder before what it excludes
-    rules_by_id = {r.id: r for r in preset.patterns}
+        if result is not None and result[0]:
+            units, why = result
+            hits.append((order, rule, ScoreItem(rule.id, rule.name, units * per_unit, why)))
+    # ``active`` is in preset order, which puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
     excluded: set[str] = set()
-    for _, order, item in hits:
+    for order, rule, item in hits:
         if item.id in excluded:
             continue
         kept.append((order, item))
-        for exclusion in rules_by_id[item.id].excludes:
+        for exclusion in rule.excludes:
             if not (exclusion.unless_option and options.get(exclusion.unless_option)):
                 excluded.add(exclusion.pattern)
     items = [item for _, item in sorted(kept, key=lambda k: (-k[1].tai, k[0]))]
@@ -298,9 +315,9 @@ def score(hand: Hand) -> ScoreResult:
     for it in interpretations(hand, preset, options):
         items = _score_one(it, preset, options, active)
         total = sum(i.tai for i in items)
-        # Highest total; ties go to the most patterns, then a stable textual order.
-        key = (total, len(items), tuple(sorted((i.id, i.tai) for i in items)), repr(it.describe()))
-        if best is None or key > best[0]:
+        # Highest total; ties go to the most patterns, then a stable textual order (built only on a tie).
+        key = (total, len(items), tuple(sorted((i.id, i.tai) for i in items)))
+        if best is None or key > best[0] or (key == best[0] and repr(it.describe()) > repr(best[1].describe())):
             best = (key, it, items, total)
     assert best is not None  # interpretations() raises rather than return nothing
     _, it, items, total = best

@@ -5,8 +5,9 @@ Everything a pattern check needs is computed here once, so each check stays a fe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 from .decompose import Counts, Group
 from .hand import Hand
@@ -29,6 +30,29 @@ SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED = "single", "shanpon", "closed", "edge"
 # Preset options read here rather than by a pattern: a preset may declare them.
 CONCEALED_KONG_IS_ANKE = "concealed_kong_is_anke"
 ENGINE_OPTIONS = (CONCEALED_KONG_IS_ANKE,)
+
+T = TypeVar("T")
+
+
+class fact(Generic[T]):
+    """``functools.cached_property`` without the lock that Python 3.11 takes on each first read:
+    every check reads facts for the first time on a fresh interpretation, and the lock was
+    a tenth of the scoring profile."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> fact[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object, owner: type | None = None) -> fact[T] | T:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 @dataclass(frozen=True)
@@ -66,36 +90,36 @@ class Interpretation:
     options: tuple[tuple[str, object], ...]
 
     # -- facts shared by many patterns -------------------------------------------------
-    @cached_property
+    @fact
     def ctx(self):
         return self.hand.context
 
-    @cached_property
+    @fact
     def opts(self) -> dict:
         return dict(self.options)
 
-    @cached_property
+    @fact
     def kinds_present(self) -> frozenset[int]:
         present = {i for i, n in enumerate(self.counts) if n}
         return frozenset(present)
 
-    @cached_property
+    @fact
     def has_honours(self) -> bool:
         return any(i >= 27 for i in self.kinds_present)
 
-    @cached_property
+    @fact
     def suits(self) -> frozenset[int]:
         return frozenset(i // 9 for i in self.kinds_present if i < 27)
 
-    @cached_property
+    @fact
     def pungs(self) -> tuple[SetView, ...]:
         return tuple(s for s in self.sets if s.is_pung)
 
-    @cached_property
+    @fact
     def chows(self) -> tuple[SetView, ...]:
         return tuple(s for s in self.sets if s.kind == "chow")
 
-    @cached_property
+    @fact
     def concealed_pungs(self) -> int:
         count_kongs = bool(self.opts.get(CONCEALED_KONG_IS_ANKE, True))
         return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
@@ -103,43 +127,94 @@ class Interpretation:
     def pung_of(self, index: int) -> bool:
         return any(s.is_pung and s.index == index for s in self.sets)
 
-    @cached_property
+    @fact
     def dragon_pungs(self) -> int:
         return sum(1 for s in self.pungs if s.index in DRAGON_IDX)
 
-    @cached_property
+    @fact
     def wind_pungs(self) -> int:
         return sum(1 for s in self.pungs if s.index in WIND_IDX)
 
-    @cached_property
+    @fact
     def seat_wind_index(self) -> int:
         return TILE_INDEX[WIND_TILE[self.ctx.seat_wind]]
 
-    @cached_property
+    @fact
     def round_wind_index(self) -> int:
         return TILE_INDEX[WIND_TILE[self.ctx.round_wind]]
 
-    @cached_property
+    @fact
     def flower_sets(self) -> int:
         flowers = set(self.hand.flowers)
         return sum(1 for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")) if flowers >= set(group))
 
-    @cached_property
+    @fact
     def seat_flowers(self) -> tuple[str, ...]:
         return tuple(f for f in self.hand.flowers if f in SEAT_FLOWERS[self.ctx.seat_wind])
 
-    @cached_property
+    @fact
     def open_melds(self) -> int:
         return sum(1 for m in self.hand.melds if m.is_open)
 
-    @cached_property
+    @fact
     def all_melded(self) -> bool:
         """全求人 shape: five called melds and a single concealed tile."""
         return self.open_melds == 5
 
-    @cached_property
+    @fact
     def wait_count(self) -> int:
         return len(self.waits)
+
+    @fact
+    def chow_starts(self) -> dict[int, SetView]:
+        return {s.index: s for s in self.chows}
+
+    @fact
+    def dragon_chows(self) -> tuple[str, list[SetView]] | None:
+        """清龍 (123-456-789 of one suit) first; else 雜龍 (123, 456, 789 in three suits)."""
+        by_start = self.chow_starts
+        if len(by_start) < 3:
+            return None
+        for suit in range(3):
+            if suit * 9 in by_start and suit * 9 + 3 in by_start and suit * 9 + 6 in by_start:
+                return "pure", [by_start[suit * 9 + k] for k in (0, 3, 6)]
+        for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+            starts = [order[k] * 9 + 3 * k for k in range(3)]
+            if all(start in by_start for start in starts):
+                return "mixed", [by_start[start] for start in starts]
+        return None
+
+    @fact
+    def old_young_suits(self) -> list[int]:
+        """Suits holding 123+789 chows, or 111+999 pungs (老少)."""
+        suits = []
+        chows = self.chow_starts
+        pungs = {s.index for s in self.pungs}
+        dragon = self.dragon_chows
+        dragon_suit = dragon[1][0].index // 9 if dragon and dragon[0] == "pure" else -1
+        for suit in range(3):
+            if suit * 9 in chows and suit * 9 + 6 in chows and suit != dragon_suit:
+                suits.append(suit)
+            if suit * 9 in pungs and suit * 9 + 8 in pungs:
+                suits.append(suit)
+        return suits
+
+    @fact
+    def unmelded_counts(self) -> list[int]:
+        """Tiles per kind among the concealed sets and the pair (what 四歸一 looks at)."""
+        counts = [0] * len(PLAYING_TILES)
+        for s in self.sets:
+            if s.melded:
+                continue
+            if s.kind == "chow":
+                counts[s.index] += 1
+                counts[s.index + 1] += 1
+                counts[s.index + 2] += 1
+            else:
+                counts[s.index] += 4 if s.kind == "kong" else 3
+        if self.pair is not None:
+            counts[self.pair] += 2
+        return counts
 
     def describe(self) -> list[dict]:
         """The decomposition as JSON: each set and the pair, tiles in order.

@@ -619,21 +619,6 @@ def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
     return (n, "same sets in all three suits") if n else None
 
 
-def _dragon_chows(it: Interpretation) -> tuple[str, list[SetView]] | None:
-    """清龍 (123-456-789 of one suit) first; else 雜龍 (123, 456, 789 in three suits)."""
-    by_start = {s.index: s for s in it.chows}
-    if len(by_start) < 3:
-        return None
-    for suit in range(3):
-        if all(suit * 9 + k in by_start for k in (0, 3, 6)):
-            return "pure", [by_start[suit * 9 + k] for k in (0, 3, 6)]
-    for order in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
-        starts = [order[k] * 9 + 3 * k for k in range(3)]
-        if all(start in by_start for start in starts):
-            return "mixed", [by_start[start] for start in starts]
-    return None
-
-
 def _hidden_chow(it: Interpretation, s: SetView) -> bool:
     completed_by_discard = not it.ctx.self_drawn and it.winning_group is not None and it.sets[it.winning_group] is s
     return not s.melded and not completed_by_discard
@@ -649,7 +634,7 @@ class DragonParams(Params):
 def dragon(it: Interpretation, p: DragonParams) -> Hit:
     if not _standard(it):
         return None
-    found = _dragon_chows(it)
+    found = it.dragon_chows
     if not found or found[0] != p.kind:
         return None
     hidden = all(_hidden_chow(it, s) for s in found[1])
@@ -670,14 +655,7 @@ def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     """四歸一 family: all four copies among concealed tiles and the winning tile, not a kong."""
     if not _standard(it):
         return None
-    hand_counts = [0] * 34
-    for s in it.sets:
-        if not s.melded:
-            for t in s.tiles:
-                hand_counts[PLAYING_TILES.index(t)] += 1
-    if it.pair is not None:
-        hand_counts[it.pair] += 2
-    fours = [i for i, n in enumerate(hand_counts) if n == 4]
+    fours = [i for i, n in enumerate(it.unmelded_counts) if n == 4]
     two_as_pair = [i for i in fours if i == it.pair]
     variant = p.variant
     if variant == "pair" and two_as_pair:
@@ -690,21 +668,6 @@ def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     return None
 
 
-def _old_young(it: Interpretation) -> list[int]:
-    """Suits holding 123+789 chows, or 111+999 pungs (老少)."""
-    suits = []
-    chows = {s.index for s in it.chows}
-    pungs = {s.index for s in it.pungs}
-    dragon = _dragon_chows(it)
-    dragon_suit = dragon[1][0].index // 9 if dragon and dragon[0] == "pure" else -1
-    for suit in range(3):
-        if {suit * 9, suit * 9 + 6} <= chows and suit != dragon_suit:
-            suits.append(suit)
-        if {suit * 9, suit * 9 + 8} <= pungs:
-            suits.append(suit)
-    return suits
-
-
 @dataclass(frozen=True)
 class OldYoungParams(Params):
     variant: Literal["plain", "double", "honour_pair", "terminal_pair"]
@@ -714,7 +677,7 @@ class OldYoungParams(Params):
 def old_young(it: Interpretation, p: OldYoungParams) -> Hit:
     if not _standard(it):
         return None
-    found = _old_young(it)
+    found = it.old_young_suits
     variant = p.variant
     if variant == "double":
         return (1, "two 老少") if len(found) >= 2 else None

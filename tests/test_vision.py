@@ -181,6 +181,12 @@ class FlakyCapture:
             return True, np.zeros((8, 8, 3), np.uint8)
         return False, None
 
+    def grab(self) -> bool:
+        return self.read()[0]
+
+    def retrieve(self):
+        return True, np.zeros((8, 8, 3), np.uint8)
+
     def release(self) -> None:
         pass
 
@@ -289,14 +295,23 @@ class CountingCamera:
 
     def __init__(self, target):
         self.count = 0
+        self.decoded = 0
         self.released = False
 
     def isOpened(self) -> bool:
         return True
 
     def read(self):
+        self.grab()
+        return self.retrieve()
+
+    def grab(self) -> bool:
         time.sleep(0.001)
         self.count += 1
+        return True
+
+    def retrieve(self):
+        self.decoded += 1
         return True, np.full((4, 4, 3), self.count % 256, np.uint8)
 
     def release(self) -> None:
@@ -314,6 +329,8 @@ def test_a_live_camera_gives_its_newest_frame_and_never_one_twice():
     newest.close()
     assert seen == sorted(set(seen)) and max(np.diff(seen)) > 1  # later frames each time, stale ones skipped
     assert cameras[0].released and not newest._thread.is_alive()
+    # Skipped frames are grabbed, never decoded: one decode per frame read (and one waiting).
+    assert cameras[0].decoded <= len(seen) + 1 < cameras[0].count
 
 
 def test_a_live_camera_that_drops_out_reaches_the_reader():

@@ -105,6 +105,26 @@ class CaptureSource:
             return frame
         if self.is_file:
             return None
+        return self._reopen(lambda: self._capture.read())
+
+    def grab(self) -> bool:
+        """Take the next frame off the source without decoding it; False at the end of a file.
+
+        With ``retrieve``, a reader that drops frames decodes only those it keeps."""
+        if self._capture.grab():
+            return True
+        if self.is_file:
+            return False
+        self._reopen(lambda: (self._capture.grab(), True))
+        return True
+
+    def retrieve(self) -> np.ndarray | None:
+        """Decode the frame the last ``grab`` took; None if it cannot be decoded."""
+        ok, frame = self._capture.retrieve()
+        return frame if ok and frame is not None else None
+
+    def _reopen(self, take):
+        """Reopen a live source that stopped, up to ``retries`` times; ``take`` reads from it."""
         for attempt in range(1, self.retries + 1):
             time.sleep(self.retry_pause_s * attempt)
             self._capture.release()
@@ -112,7 +132,7 @@ class CaptureSource:
                 self._capture = self._open()
             except FrameError:
                 continue
-            ok, frame = self._capture.read()
+            ok, frame = take()
             if ok and frame is not None:
                 return frame
         raise FrameError(f"{self._describe()} stopped giving frames (disconnected?) after {self.retries} retries")
@@ -126,11 +146,14 @@ class NewestFrames:
 
     A camera delivers at its own rate. Read more slowly than that and frames wait in OpenCV's
     buffer (seconds of them, for a network stream), so the score would trail the table. Here the
-    reader always gets the latest frame, and never the same one twice. A drop-out that the
-    source's retries could not mend reaches the reader as its ``FrameError``.
+    reader always gets a fresh frame, and never the same one twice. Frames are grabbed as they
+    come but decoded only when the reader has taken the last one, so a frame that would be
+    dropped costs no decoding; the one handed over is then at most one camera frame older than
+    the newest. A drop-out that the source's retries could not mend reaches the reader as its
+    ``FrameError``.
     """
 
-    def __init__(self, source: FrameSource, timeout_s: float = 10.0):
+    def __init__(self, source: CaptureSource, timeout_s: float = 10.0):
         self._source = source
         self._timeout_s = timeout_s
         self._changed = threading.Condition()
@@ -138,13 +161,22 @@ class NewestFrames:
         self._error: FrameError | None = None
         self._ended = False
         self._stop = threading.Event()
+        self.decoded = 0  # frames decoded, for the measure of what skipping saves
         self._thread = threading.Thread(target=self._run, name="taicam-frames", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                frame = self._source.read()
+                if not self._source.grab():
+                    frame = None
+                elif self._frame is None:  # the reader took the last one: this one will be read
+                    frame = self._source.retrieve()
+                    self.decoded += 1
+                    if frame is None:
+                        continue  # a frame that does not decode is a dropped frame
+                else:
+                    continue  # the reader has not taken the last frame yet: skip this one undecoded
                 with self._changed:
                     self._frame = frame if frame is not None else self._frame
                     self._ended = frame is None

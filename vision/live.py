@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -15,6 +18,17 @@ from .photo import View, first_pass, follow_view, read_view
 Signature = tuple[tuple[str, ...], ...]
 LIVE_VIEW_BUDGET = 0.6  # of a 640 × 640 pass: what the whole 16:9 frame costs (640 × 384)
 LOST_SHARE = 0.7  # fewer tiles than this share of the first look: the camera moved, look again
+# The whole-frame look at 1280 px (``first_pass``'s finer look, 4 × a 640 pass) runs when the
+# frame shows fewer tiles than a hand: on an empty or half-laid table, every frame. Live, it
+# runs at most once a second, or at once when the scene has changed since it last ran.
+FINE_LOOK_INTERVAL_S = 1.0
+SCENE_CHANGE = 12.0  # mean absolute change (0–255) of the 160 × 90 grey thumbnail: a new scene
+THUMBNAIL = (160, 90)
+
+
+def thumbnail(frame: np.ndarray) -> np.ndarray:
+    """A small grey copy of the frame, for cheap change measures."""
+    return cv2.cvtColor(cv2.resize(frame, THUMBNAIL, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY).astype(np.int16)
 
 
 @dataclass
@@ -33,9 +47,12 @@ class HandFollower:
     detector: TileDetector
     conf: float = 0.25
     refresh_frames: int = 30
+    clock: Callable[[], float] = time.monotonic
     _view: View | None = None  # None until a whole-frame look has found tiles
     _age: int = 0  # frames since the last whole-frame look
     _expected: int = 0
+    _fine_at: float = -math.inf  # when the last 1280-px look was allowed
+    _fine_scene: np.ndarray | None = None  # and the thumbnail of the frame it was allowed on
 
     def detect(self, frame: np.ndarray) -> Detections:
         if self._view is not None and self._age < self.refresh_frames:
@@ -46,7 +63,7 @@ class HandFollower:
         return self._look(frame)
 
     def _look(self, frame: np.ndarray) -> Detections:
-        first = first_pass(self.detector, frame, self.conf)
+        first = first_pass(self.detector, frame, self.conf, fine=self._fine_look_due(frame))
         if not len(first):  # nothing on the table yet: look again next frame
             self._view = None
             return first
@@ -55,6 +72,15 @@ class HandFollower:
         found = read_view(self.detector, frame, self._view, self.conf, second_look=False)
         self._expected = len(found)
         return found
+
+    def _fine_look_due(self, frame: np.ndarray) -> bool:
+        """Whether a whole-frame look may also look at 1280 px: a second since the last one, or a new scene."""
+        now, scene = self.clock(), thumbnail(frame)
+        changed = self._fine_scene is None or float(np.abs(scene - self._fine_scene).mean()) > SCENE_CHANGE
+        if not changed and now - self._fine_at < FINE_LOOK_INTERVAL_S:
+            return False
+        self._fine_at, self._fine_scene = now, scene
+        return True
 
 
 @dataclass
@@ -73,8 +99,7 @@ class StableHandVoter:
     _reported: Signature | None = None
 
     def motion(self, frame: np.ndarray) -> float:
-        small = cv2.cvtColor(cv2.resize(frame, (160, 90), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-        small = small.astype(np.int16)
+        small = thumbnail(frame)
         change = 0.0 if self._last_small is None else float(np.abs(small - self._last_small).mean())
         self._last_small = small
         return change

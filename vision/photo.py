@@ -118,13 +118,15 @@ def detect_photo(
     return _add_outside(second, outside if focus == "hand" else detector.reread(image, outside), iou)
 
 
-def first_pass(detector: TileDetector, image: np.ndarray, conf: float = 0.25, iou: float = 0.6) -> Detections:
+def first_pass(
+    detector: TileDetector, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, fine: bool = True
+) -> Detections:
     """The whole photo at the model's size, looked at again finer when that shows fewer tiles than
     any winning hand has: a whole table filmed from afar leaves tiles ~12 px wide at 640, and the
-    first look may find none of them."""
+    first look may find none of them. ``fine=False`` skips that finer look (live video rations it)."""
     first = detector.detect(image, conf=conf, iou=iou)
     long_side = max(image.shape[:2])
-    if len(first) >= FEWEST_HAND_TILES or long_side < 1.5 * max(detector.info.imgsz):
+    if not fine or len(first) >= FEWEST_HAND_TILES or long_side < 1.5 * max(detector.info.imgsz):
         return first
     scale = min(1.0, FINE_FIRST_SIDE / long_side)
     smaller = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
