@@ -280,6 +280,17 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
     return active
 
 
+STREAK_IN_NAME = "連N拉N"  # a preset name such as 莊家連N拉N shows the dealer's streak itself
+
+
+def shown_name(name: str, it: Interpretation) -> str:
+    """The pattern's name as a player says it: 莊家連2拉2 on a streak of 2, 莊家 with none."""
+    if STREAK_IN_NAME not in name:
+        return name
+    streak = it.ctx.dealer_streak
+    return name.replace(STREAK_IN_NAME, f"連{streak}拉{streak}" if streak else "")
+
+
 def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], active: list) -> list[ScoreItem]:
     hits: list[tuple[int, PatternRule, ScoreItem]] = []
     rules = [a for a in active if a[1].scores_flower_win] if it.form == FLOWER_WIN else active
@@ -287,7 +298,7 @@ def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], acti
         result = check(it, params)
         if result is not None and result[0]:
             units, why = result
-            hits.append((order, rule, ScoreItem(rule.id, rule.name, units * per_unit, why)))
+            hits.append((order, rule, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
     # ``active`` is in preset order, which puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
     excluded: set[str] = set()

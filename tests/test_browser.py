@@ -238,3 +238,16 @@ def test_api_docs_render_with_the_network_blocked(server, page):
     finally:
         page.unroute("**/*")
     assert outside == []
+
+
+def test_snap_page_names_the_dealers_streak(server, page):
+    page.goto(f"{server}/snap")
+    page.set_input_files("#file", str(EXAMPLES / "hand1.jpg"))
+    page.wait_for_selector("#tai li", timeout=60_000)
+    page.check("#dealer")
+    page.fill("#dealer_streak", "2")
+    page.dispatch_event("#dealer_streak", "change")
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('#tai li span:first-child')).some(s => s.textContent === '莊家連2拉2')"
+    )
+    assert "連N" not in page.inner_text("#tai")

@@ -32,9 +32,11 @@ def test_pinghu_options():
 
 
 def test_dealer_is_2n_plus_1_as_one_entry():
-    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True, dealer_streak=2)["莊家連N拉N"] == 5
-    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True)["莊家連N拉N"] == 1
-    assert "莊家連N拉N" not in patterns(WITH_HONOUR_PAIR, "8s", dealer_streak=2)
+    # The name carries the streak (莊家連2拉2), as a player says it; with none it is just 莊家.
+    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True, dealer_streak=2)["莊家連2拉2"] == 5
+    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True, dealer_streak=7)["莊家連7拉7"] == 15
+    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True)["莊家"] == 1
+    assert not any(name.startswith("莊家") for name in patterns(WITH_HONOUR_PAIR, "8s", dealer_streak=2))
 
 
 def test_self_draw_open_hand_versus_concealed_self_draw():
@@ -160,21 +162,21 @@ def test_big_winds_drops_wind_pungs_and_all_honours_drops_all_pungs():
 
 def test_ready_and_first_round_wins():
     assert patterns(WITH_HONOUR_PAIR, "8s", earthly_ready=True) == {"地聽": 4, "門清": 1}
-    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True, heavenly_ready=True) == {"莊家連N拉N": 1, "天聽": 8}
+    assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True, heavenly_ready=True) == {"莊家": 1, "天聽": 8}
     # 天聽 self-drawn: 不求人 drops to 自摸.
     found = patterns(WITH_HONOUR_PAIR, "8s", dealer=True, heavenly_ready=True, self_drawn=True)
-    assert found == {"莊家連N拉N": 1, "天聽": 8, "自摸": 1}
+    assert found == {"莊家": 1, "天聽": 8, "自摸": 1}
     assert patterns(WITH_HONOUR_PAIR, "8s", human=True) == {"人胡": 16}
     assert patterns(WITH_HONOUR_PAIR, "8s", earthly=True, self_drawn=True) == {"地胡": 16}
     found = patterns("123m 456m 789p 234s 55p 12s", "3s", dealer=True, heavenly=True, self_drawn=True)
-    assert found == {"莊家連N拉N": 1, "天胡": 24}  # no 邊張, 門清, 自摸
+    assert found == {"莊家": 1, "天胡": 24}  # no 邊張, 門清, 自摸
     with_kong = patterns("123m 456m 234s 11z 67s", "8s", ("concealed_kong:9999p",), dealer=True, heavenly=True, self_drawn=True)
     assert "天胡" not in with_kong  # standard rules: no 暗槓 allowed
 
 
 def test_flower_wins_score_only_themselves_and_dealer():
     found = patterns(PLAIN, "8s", flowers="1f 2f 3f 4f 5f 6f 7f 8f", flower_win="eight", dealer=True)
-    assert found == {"八仙過海": 8, "莊家連N拉N": 1}
+    assert found == {"八仙過海": 8, "莊家": 1}
     found = patterns(PLAIN, "8s", flowers="1f 2f 3f 4f 5f 6f 7f 8f", flower_win="seven_rob_one")
     assert found == {"七搶一": 8}
 
