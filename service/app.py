@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import secrets
+import math
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import cv2
-from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -27,7 +28,8 @@ from scoring.api import score_many_json, waits_json
 from scoring.rules import load_presets
 from vision.annotate import Annotator
 from vision.detector import TileDetector
-from vision.frames import FrameError, decode_image
+from vision.frames import FrameError
+from vision.image_guard import ImageDecoder, ImageRefused
 
 from .camera import ServerCamera
 from .errors import ApiError, envelope, install_error_handlers
@@ -35,13 +37,23 @@ from .labeling import build_router
 from .ledger import Ledger
 from .live import LiveScorer
 from .pipeline import CONTEXT_FIELDS, recognise, repair, score_layout
-from .schemas import DrawIn, HandRecordIn, TableIn
+from .schemas import DrawIn, HandRecordIn, RowId, TableIn
+from .security import SecurityGate
 from .settings import Settings
 
 log = logging.getLogger("taicam.service")
 STATIC = Path(__file__).resolve().parent / "static"
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/bmp", "application/octet-stream")
 DetectorFactory = Callable[[Settings], Any]
+# 145,000 hands in one request took 26 s of CPU and 1.4 GB; 100 hands take about 20 ms.
+MAX_HANDS_PER_REQUEST = 100
+# Hand JSON holds tiles, flags and small counts: deeper nesting or numbers past these bounds
+# are refused before they reach the scorer (where a 1e308 amount would overflow to infinity).
+MAX_JSON_DEPTH = 32
+MAX_JSON_NUMBER = 1e12
+MAX_STABLE_FRAMES = 60
+# The labeling tool serves these and nothing else: the user's ledger and the scoring API stay out of reach.
+LABELING_PATHS = ("/v1/label", "/label", "/static", "/healthz", "/readyz", "/openapi.json", "/docs")
 
 
 def detector_dep(request: Request) -> TileDetector:
@@ -83,8 +95,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         except Exception as error:  # the service still serves rules, hands and the ledger
             app.state.model_error = str(error)
             log.error("model not loaded: %s", error)
-        app.state.ledger = Ledger(settings.db_path)
-        app.state.label_store = LabelStore(settings.label_dir) if settings.label_dir else None
+        app.state.ledger = None if settings.labeling_only else Ledger(settings.db_path)
+        app.state.label_store = LabelStore(settings.label_dir, decoder) if settings.label_dir else None
         app.state.camera = None
         if settings.camera is not None and app.state.detector is not None:
             app.state.camera = ServerCamera(settings.camera, app.state.detector, settings.conf)
@@ -95,19 +107,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     app = FastAPI(title="taicam", version="0.1.0", lifespan=lifespan, description="Score Taiwan mahjong hands from photos.")
     app.state.settings = settings
+    decoder = ImageDecoder(settings.max_image_pixels, settings.max_concurrent_decodes)
+    app.state.decoder = decoder
     install_error_handlers(app)
-
-    @app.middleware("http")
-    async def guard(request: Request, call_next):
-        if settings.token and not _token_ok(request, settings.token):
-            return envelope(401, "unauthorized", "this taicam is on the LAN: open the link with its token (see the QR code)")
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_upload_bytes + 64 * 1024:
-            return envelope(413, "too_large", f"upload over the {settings.max_upload_mb:g} MB limit")
-        response = await call_next(request)
-        if settings.token and request.query_params.get("token"):
-            response.set_cookie("taicam_token", settings.token, httponly=True, samesite="strict")
-        return response
+    app.add_middleware(SecurityGate, settings=settings)
 
     def read_upload(upload: UploadFile) -> tuple[bytes, Any]:
         if upload.content_type and upload.content_type.split(";")[0] not in IMAGE_TYPES:
@@ -115,10 +118,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         data = upload.file.read(settings.max_upload_bytes + 1)
         if len(data) > settings.max_upload_bytes:
             raise ApiError(413, "too_large", f"upload over the {settings.max_upload_mb:g} MB limit")
-        try:
-            return data, decode_image(data)
-        except FrameError as error:
-            raise ApiError(415, "not_an_image", str(error)) from error
+        return data, _decode(decoder, data)
 
     # --- health --------------------------------------------------------------------------
     @app.get("/healthz", tags=["health"])
@@ -136,8 +136,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def rules() -> list[dict[str, Any]]:
         return [preset.to_json() for preset in load_presets().values()]
 
-    @app.post("/v1/score/hand", tags=["scoring"])
+    @app.post("/v1/score/hand", tags=["scoring"], description=f"One hand object, or an array of ≤ {MAX_HANDS_PER_REQUEST}.")
     def score_hand(body: Annotated[Any, Depends(_json_body)]) -> JSONResponse:
+        if isinstance(body, list) and len(body) > MAX_HANDS_PER_REQUEST:
+            raise ApiError(422, "too_many_hands", f"{len(body)} hands: at most {MAX_HANDS_PER_REQUEST} per request")
         result, ok = score_many_json(body)
         if ok:
             return JSONResponse(result)
@@ -151,6 +153,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.post("/v1/detect", tags=["vision"])
     def detect(detector: DetectorDep, image: Annotated[UploadFile, File()], conf: Annotated[float, Form()] = settings.conf):
+        _check_conf(conf)
         _, frame = read_upload(image)
         start = time.perf_counter()
         from vision.photo import detect_photo
@@ -185,10 +188,11 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         annotate: Annotated[bool, Form()] = True,
         conf: Annotated[float, Form()] = settings.conf,
     ) -> JSONResponse:
+        _check_conf(conf)
         _, frame = read_upload(image)
-        fixes = _parse_json_field(corrections, "corrections") or {}
+        fixes = _corrections(_parse_json_field(corrections, "corrections"))
         try:
-            recognition = recognise(detector, frame, conf, {int(k): v for k, v in fixes.items()})
+            recognition = recognise(detector, frame, conf, fixes)
         except ValueError as error:
             raise ApiError(422, "bad_correction", str(error)) from error
         context = {k: v for k, v in locals().items() if k in CONTEXT_FIELDS}
@@ -196,7 +200,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         if context["settlement"] is None:
             del context["settlement"]
         recognition = repair(recognition, context, preset, frozenset(int(k) for k in fixes))
-        override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
+        override = int(winning_tile) if winning_tile and _DETECTION_ID.fullmatch(winning_tile) else winning_tile
         try:
             result = score_layout(recognition.layout, context, preset, override)
         except ValueError as error:
@@ -223,33 +227,27 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         return ledger.create_table(table.name, table.players, table.base, table.per_tai, table.preset, table.options)
 
     @app.get("/v1/tables/{table_id}", tags=["ledger"])
-    def get_table(ledger: LedgerDep, table_id: int) -> dict[str, Any]:
+    def get_table(ledger: LedgerDep, table_id: RowId) -> dict[str, Any]:
         return ledger.table(table_id)
 
     @app.post("/v1/tables/{table_id}/hands", tags=["ledger"], status_code=201)
-    def record_hand(ledger: LedgerDep, table_id: int, hand: HandRecordIn) -> dict[str, Any]:
+    def record_hand(ledger: LedgerDep, table_id: RowId, hand: HandRecordIn) -> dict[str, Any]:
         return ledger.record_win(
             table_id, hand.winner, hand.tai, hand.self_drawn, hand.discarder, hand.patterns, hand.expected_seq
         )
 
     @app.post("/v1/tables/{table_id}/draws", tags=["ledger"], status_code=201)
-    def record_draw(ledger: LedgerDep, table_id: int, draw: DrawIn) -> dict[str, Any]:
+    def record_draw(ledger: LedgerDep, table_id: RowId, draw: DrawIn) -> dict[str, Any]:
         return ledger.record_draw(table_id, draw.expected_seq)
 
     @app.post("/v1/tables/{table_id}/seats", tags=["ledger"], status_code=201)
-    def draw_seats(ledger: LedgerDep, table_id: int) -> dict[str, Any]:
-        return ledger.draw_seats(table_id)
+    def draw_seats(ledger: LedgerDep, table_id: RowId, body: DrawIn | None = None) -> dict[str, Any]:
+        return ledger.draw_seats(table_id, expected_seq=body.expected_seq if body else None)
 
     # --- live --------------------------------------------------------------------------------
     @app.websocket("/v1/live")
     async def live(websocket: WebSocket) -> None:
-        if (
-            settings.token
-            and websocket.query_params.get("token") != settings.token
-            and websocket.cookies.get("taicam_token") != settings.token
-        ):
-            await websocket.close(code=4401)
-            return
+        # Host, Origin and token were checked by the SecurityGate before the handshake got here.
         await websocket.accept()
         detector = websocket.app.state.detector
         if detector is None:
@@ -259,27 +257,30 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             await websocket.close()
             return
         params = dict(websocket.query_params)
-        stable = params.get("stable", "4")
         scorer = LiveScorer(
             detector,
             _context_from_query(params),
             params.get("preset", "taiwan"),
             settings.conf,
-            int(stable) if stable.isdigit() else 4,
+            _small_int(params.get("stable", ""), 4, 1, MAX_STABLE_FRAMES),
         )
-        try:
-            while True:
-                data = await websocket.receive_bytes()
-                if len(data) > settings.max_upload_bytes:
-                    await websocket.send_json({"error": {"code": "too_large", "message": "frame too large", "details": {}}})
-                    continue
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                return
+            data = received.get("bytes")
+            if data is None:
+                message = {"error": {"code": "binary_only", "message": "send frames as binary JPEG messages", "details": {}}}
+            elif len(data) > settings.max_upload_bytes:
+                message = {"error": {"code": "too_large", "message": "frame too large", "details": {}}}
+            else:
                 try:
-                    message = await run_in_threadpool(_live_frame, scorer, data)
+                    message = await run_in_threadpool(_live_frame, scorer, decoder, data)
+                except ImageRefused as error:
+                    message = {"error": {"code": error.code, "message": str(error), "details": {}}}
                 except FrameError as error:
                     message = {"error": {"code": "not_an_image", "message": str(error), "details": {}}}
-                await websocket.send_json(message)
-        except WebSocketDisconnect:
-            return
+            await websocket.send_json(message)
 
     @app.get("/v1/camera.mjpeg", tags=["live"])
     def camera_stream(camera: CameraDep) -> StreamingResponse:
@@ -300,6 +301,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     for page in ("snap", "live", "ledger", "label"):
         app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
+    if settings.labeling_only:
+        app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     return app
 
 
@@ -310,29 +313,79 @@ def _page(name: str):
     return serve
 
 
-async def _json_body(request: Request) -> Any:
+def _bounded_number(text: str) -> float | int:
+    value = float(text) if any(c in text for c in ".eE") else int(text)
+    if not math.isfinite(value) or abs(value) > MAX_JSON_NUMBER:
+        raise ValueError(f"number {text[:20]} is out of range (at most {MAX_JSON_NUMBER:g})")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_depth_ok(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return False
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+    return True
+
+
+def _loads(text: bytes | str, what: str, code: str = "bad_json") -> Any:
+    """JSON with the bounds above: never a RecursionError, an infinity or a 5000-digit integer."""
     try:
-        return json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ApiError(422, "bad_json", f"the body is not JSON: {error}") from error
+        value = json.loads(text, parse_float=_bounded_number, parse_int=_bounded_number, parse_constant=_no_constant)
+    except RecursionError:
+        value = None
+        deep = True
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise ApiError(422, code, f"{what} is not JSON: {error}") from error
+    else:
+        deep = not _json_depth_ok(value)
+    if deep:
+        raise ApiError(422, code, f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+async def _json_body(request: Request) -> Any:
+    return _loads(await request.body(), "the body")
 
 
 def _parse_json_field(value: str | None, name: str) -> Any:
-    if not value:
-        return None
+    return _loads(value, f"'{name}'", "bad_field") if value else None
+
+
+_DETECTION_ID = re.compile(r"[0-9]{1,6}")  # ASCII only: '²'.isdigit() is true and int('²') fails
+
+
+def _small_int(text: str, default: int, low: int, high: int) -> int:
+    return min(high, max(low, int(text))) if _DETECTION_ID.fullmatch(text) else default
+
+
+def _check_conf(conf: float) -> None:
+    if not 0 < conf <= 1:  # also refuses NaN, which would silently detect nothing
+        raise ApiError(422, "bad_field", f"'conf' must be a number in (0, 1], got {conf}")
+
+
+def _corrections(raw: Any) -> dict[int, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(_DETECTION_ID.fullmatch(k) and isinstance(v, str) for k, v in raw.items()):
+        raise ApiError(422, "bad_field", 'corrections must be a JSON object {"detection id": "tile code"}')
+    return {int(k): v for k, v in raw.items()}
+
+
+def _decode(decoder: ImageDecoder, data: bytes) -> Any:
     try:
-        return json.loads(value)
-    except json.JSONDecodeError as error:
-        raise ApiError(422, "bad_field", f"'{name}' is not valid JSON: {error}") from error
-
-
-def _token_ok(request: Request, token: str) -> bool:
-    offered = (
-        request.query_params.get("token")
-        or request.cookies.get("taicam_token")
-        or request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-    )
-    return bool(offered) and secrets.compare_digest(offered, token)
+        return decoder.decode(data)
+    except ImageRefused as error:
+        raise ApiError(413 if error.code == "too_large" else 503, error.code, str(error)) from error
+    except FrameError as error:
+        raise ApiError(415, "not_an_image", str(error)) from error
 
 
 def _context_from_query(params: dict[str, str]) -> dict[str, Any]:
@@ -344,12 +397,12 @@ def _context_from_query(params: dict[str, str]) -> dict[str, Any]:
         if key in ("seat_wind", "round_wind"):
             context[key] = value
         elif key == "dealer_streak":
-            context[key] = int(value) if value.isdigit() else 0
+            context[key] = _small_int(value, 0, 0, 99)
         elif key not in ("options", "settlement", "flower_win", "own_discards", "consecutive_kongs"):
             context[key] = value.lower() in ("1", "true", "yes", "on")
     return context
 
 
-def _live_frame(scorer: LiveScorer, data: bytes) -> dict[str, Any]:
-    recognition, stable = scorer.process(decode_image(data))
+def _live_frame(scorer: LiveScorer, decoder: ImageDecoder, data: bytes) -> dict[str, Any]:
+    recognition, stable = scorer.process(decoder.decode(data))
     return {"detections": recognition.detections.to_json(), "ms": round(recognition.ms, 1), "stable": stable}

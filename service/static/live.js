@@ -6,7 +6,7 @@ let socket = null, stream = null;
 function showStable(result) {
   const score = result.score || {};
   $("stable").hidden = false;
-  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${p.name}</span><span>${p.tai}</span></li>`).join("") || `<li class="error">${score.error ? score.error.message : ""}</li>`;
+  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${esc(p.name)}</span><span>${esc(p.tai)}</span></li>`).join("") || `<li class="error">${esc(score.error ? score.error.message : "")}</li>`;
   $("total").textContent = score.total ?? "—";
   toast(`${t("total")}: ${score.total ?? "—"}`);
 }
