@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import cv2
-from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket
+from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -34,7 +34,7 @@ from vision.image_guard import ImageDecoder, ImageRefused
 from .camera import ServerCamera
 from .errors import ApiError, envelope, install_error_handlers
 from .labeling import build_router
-from .ledger import Ledger
+from .ledger import HISTORY_PAGE, MAX_HISTORY_PAGE, SQLITE_MAX_INTEGER, Ledger
 from .live import LiveScorer
 from .pipeline import CONTEXT_FIELDS, recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, RowId, TableIn
@@ -227,14 +227,20 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         return ledger.create_table(table.name, table.players, table.base, table.per_tai, table.preset, table.options)
 
     @app.get("/v1/tables/{table_id}", tags=["ledger"])
-    def get_table(ledger: LedgerDep, table_id: RowId) -> dict[str, Any]:
-        return ledger.table(table_id)
+    def get_table(
+        ledger: LedgerDep,
+        table_id: RowId,
+        history_limit: Annotated[int, Query(ge=0, le=MAX_HISTORY_PAGE)] = HISTORY_PAGE,
+        before: Annotated[int | None, Query(ge=1, le=SQLITE_MAX_INTEGER, description="history_before of a page")] = None,
+    ) -> dict[str, Any]:
+        return ledger.table(table_id, history_limit, before)
 
     @app.post("/v1/tables/{table_id}/hands", tags=["ledger"], status_code=201)
     def record_hand(ledger: LedgerDep, table_id: RowId, hand: HandRecordIn) -> dict[str, Any]:
         return ledger.record_win(
-            table_id, hand.winner, hand.tai, hand.self_drawn, hand.discarder, hand.patterns, hand.expected_seq
-        )
+            table_id, hand.winner, hand.tai, hand.self_drawn, hand.discarder, hand.patterns, hand.expected_seq,
+            hand.idempotency_key,
+        )  # fmt: skip
 
     @app.post("/v1/tables/{table_id}/draws", tags=["ledger"], status_code=201)
     def record_draw(ledger: LedgerDep, table_id: RowId, draw: DrawIn) -> dict[str, Any]:

@@ -8,12 +8,10 @@ from typing import Annotated, Any, Literal
 from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .ledger import MAX_AMOUNT, MAX_TAI, SQLITE_MAX_INTEGER
+
 Seat = Literal["E", "S", "W", "N"]
-SQLITE_MAX_INTEGER = 2**63 - 1
 RowId = Annotated[int, Path(ge=1, le=SQLITE_MAX_INTEGER, description="a row id")]
-# Far above any table's stakes, far below where 底 + 台 × 台數 stops being an exact float.
-MAX_AMOUNT = 1_000_000_000
-MAX_TAI = 10_000  # the largest limit hand of any preset is a few hundred 台
 MAX_PATTERNS = 64
 MAX_PATTERNS_JSON_CHARS = 16_000
 
