@@ -52,8 +52,8 @@ MAX_HANDS_PER_REQUEST = 100
 MAX_JSON_DEPTH = 32
 MAX_JSON_NUMBER = 1e12
 MAX_STABLE_FRAMES = 60
-# The labeling tool serves these and nothing else: the user's ledger and the scoring API stay out of reach.
-LABELING_PATHS = ("/v1/label", "/label", "/static", "/healthz", "/readyz", "/openapi.json", "/docs")
+# Of the routes above the label router, the labeling tool keeps only these.
+LABELING_PATHS = ("/healthz", "/readyz", "/openapi.json", "/docs")
 
 
 def detector_dep(request: Request) -> TileDetector:
@@ -296,6 +296,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def camera_events(camera: CameraDep) -> StreamingResponse:
         return StreamingResponse(camera.events(), media_type="text/event-stream")
 
+    if settings.labeling_only:  # taicam label: the user's ledger and the scoring API stay out of reach
+        app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     app.include_router(build_router(settings.max_upload_bytes))
 
     # --- pages -------------------------------------------------------------------------------
@@ -303,12 +305,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.get("/", include_in_schema=False)
     def index() -> RedirectResponse:
-        return RedirectResponse("/snap")
+        return RedirectResponse("/label" if settings.labeling_only else "/snap")
 
-    for page in ("snap", "live", "ledger", "label"):
+    for page in ("label",) if settings.labeling_only else ("snap", "live", "ledger", "label"):
         app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
-    if settings.labeling_only:
-        app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     return app
 
 
