@@ -788,3 +788,67 @@ def test_no_operation_answers_5xx(tmp_path):
                 with contextlib.suppress(hypothesis.errors.Unsatisfiable):
                     call()
     assert not failures, "\n".join(failures[:10])
+
+
+# --- 1 and 5 in a real browser: names render as text; the phone camera gets a scored hand ---------------
+def _browser(extra_args: tuple[str, ...] = ()):
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    if CHROMIUM is None:
+        pytest.skip("Debian chromium is not installed (make test installs it)")
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args])
+    return playwright, browser
+
+
+def _post_json(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"content-type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
+
+
+def test_xss_names_render_as_text_in_chromium(real_server):
+    base = f"http://{real_server}"
+    table = _post_json(f"{base}/v1/tables", {"name": XSS, "players": [XSS, "B", "C", "D"], "base": 30, "per_tai": 10})
+    _post_json(f"{base}/v1/tables/{table['id']}/hands", {"winner": "S", "self_drawn": True, "tai": 2})
+    status, _ = post_multipart(f"{base}/v1/label/upload", "files", f"{XSS}.jpg", jpeg(seed=50))
+    assert status == 201
+    playwright, browser = _browser()
+    try:
+        page = browser.new_page()
+        blocked: list[str] = []
+        page.on("console", lambda message: blocked.append(message.text) if "Content Security Policy" in message.text else None)
+        page.goto(f"{base}/ledger")
+        page.wait_for_selector("#players tr")
+        assert XSS in page.inner_text("#players") and XSS in page.eval_on_selector("#tables", "s => s.options[0].text")
+        page.goto(f"{base}/snap")
+        page.wait_for_function("() => document.querySelectorAll('#table option').length > 0")
+        assert page.eval_on_selector("#table", "s => s.options[0].text") == XSS
+        page.goto(f"{base}/label")
+        page.wait_for_selector("#queue li")
+        assert XSS in page.inner_text("#queue")
+        page.wait_for_timeout(300)  # time for a broken image's error event, were the markup live
+        assert page.evaluate("() => window.__xss") is None
+        assert page.locator("#queue img, #players img, #tables img").count() == 0
+        assert not blocked, blocked  # the pages work under the policy: nothing of theirs was blocked
+    finally:
+        browser.close()
+        playwright.stop()
+
+
+def test_live_page_scores_a_hand_from_the_phone_camera_over_a_real_websocket(real_server):
+    playwright, browser = _browser(("--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"))
+    try:
+        context = browser.new_context()
+        context.grant_permissions(["camera"])
+        page = context.new_page()
+        page.goto(f"http://{real_server}/live")
+        page.click("#use-phone")
+        page.wait_for_function("() => /^[0-9]+$/.test(document.getElementById('total').textContent)", timeout=60_000)
+        assert int(page.inner_text("#total")) > 0
+        assert page.locator("#tai li").count() >= 1
+    finally:
+        browser.close()
+        playwright.stop()
