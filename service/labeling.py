@@ -106,17 +106,21 @@ def build_router(max_upload_bytes: int) -> APIRouter:
 
     @router.post("/upload", status_code=201)
     def upload(store: StoreDep, files: Annotated[list[UploadFile], File()]) -> dict[str, Any]:
-        added, problems = [], []
+        added, problems, codes = [], [], set()
         for upload in files:
             data = upload.file.read(max_upload_bytes + 1)
             if len(data) > max_upload_bytes:
                 problems.append(f"{upload.filename}: over the upload limit")
+                codes.add("too_large")
                 continue
             try:
                 added.append(store.add_image(data, upload.filename or "upload.jpg"))
             except LabelError as error:
                 problems.append(error.message)
+                codes.add(error.code)
         if problems and not added:
+            if codes == {"too_large"}:
+                raise ApiError(413, "too_large", "; ".join(problems))
             raise ApiError(415, "not_an_image", "; ".join(problems))
         return {"added": added, "problems": problems}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import queue
 import socket
 import struct
 import subprocess
@@ -148,12 +149,15 @@ def test_taicam_label_on_all_interfaces_refuses_requests_without_the_token(tmp_p
         text=True,
         cwd=ROOT,
     )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
     try:
         line = ""
-        deadline = time.time() + 60
-        while "token=" not in line and time.time() < deadline:
-            line = process.stdout.readline()
-            assert line or process.poll() is None, "taicam label exited"
+        while "token=" not in line:  # the link with the token is printed before serving starts
+            try:
+                line = lines.get(timeout=60)
+            except queue.Empty:
+                pytest.fail(f"taicam label printed no link with a token; last line: {line!r}")
         token = line.split("token=")[1].split()[0]
         base = f"http://127.0.0.1:{port}"
         for _ in range(100):
@@ -287,7 +291,7 @@ def test_every_decoding_path_refuses_the_bomb(client, tmp_path):
     assert_envelope(client.post("/v1/score", files=files), 413, "too_large")
     assert_envelope(client.post("/v1/detect", files=files), 413, "too_large")
     upload = client.post("/v1/label/upload", files=[("files", ("bomb.png", bomb, "image/png"))], headers=CSRF)
-    assert upload.status_code in (413, 415) and "too large" in upload.json()["error"]["message"]
+    assert_envelope(upload, 413, "too_large")
     assert client.get("/v1/label/images").json() == []
     inbox = tmp_path / "labels" / "inbox" / "drop"
     inbox.mkdir(parents=True)
@@ -351,8 +355,8 @@ def test_three_bombs_at_once_raise_the_server_peak_rss_by_less_than_100_mb(tmp_p
         for thread in threads:
             thread.join()
         rise = peak_rss_mb(process.pid) - before
-        assert sorted(statuses) == [413, 413, 413] or set(statuses) <= {413, 415}, statuses
         assert rise < 100, f"peak RSS rose {rise:.0f} MB"
+        assert statuses == [413, 413, 413], statuses
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -513,7 +517,6 @@ def test_hands_per_request_are_capped(client):
         b'{"concealed": [NaN]}',
         b'{"concealed": [Infinity]}',
         b'{"concealed": [-Infinity]}',
-        b'{"concealed": ["1m"], "settlement": {"base": 1e308, "per_tai": 1e308}}',
         b'{"concealed": [1e400]}',
     ],
 )
@@ -523,10 +526,9 @@ def test_deep_huge_or_non_finite_json_is_422(client, body):
         assert_envelope(response, 422)
 
 
-def test_overflowing_settlement_amounts_are_refused(client):
-    data = {**hand("123m 456m 789p 234s 55p 67s", "8s"), "settlement": {"base": 1e11, "per_tai": 1e11}}
-    response = client.post("/v1/score/hand", json=data)
-    assert response.status_code in (200, 422) and "Infinity" not in response.text
+def test_a_1e308_settlement_is_refused_not_overflowed(client):
+    data = {**hand("123m 456m 789p 234s 55p 67s", "8s"), "self_drawn": True, "settlement": {"base": 1e308, "per_tai": 1e308}}
+    assert_envelope(client.post("/v1/score/hand", json=data), 422, "bad_json")
 
 
 @pytest.mark.parametrize(
@@ -534,7 +536,6 @@ def test_overflowing_settlement_amounts_are_refused(client):
     [
         {"concealed": ["1m"] * 16, "melds": 5},
         {"concealed": ["1m"] * 13, "melds": [{"kind": "pung", "tiles": 5}]},
-        {"concealed": ["1m"] * 13, "melds": [5]},
         {"concealed": [f"{n}{s}" for n in range(1, 10) for s in "mps" for _ in range(4)] + [f"{n}z" for n in range(1, 8)] * 4},
     ],
 )
@@ -548,8 +549,6 @@ def test_malformed_waits_bodies_are_422(client, body):
         {"winning_tile": "²"},
         {"winning_tile": "9" * 5000},
         {"corrections": "[1]"},
-        {"corrections": '{"²": "1m"}'},
-        {"corrections": '{"0": 5}'},
         {"conf": "0"},
         {"conf": "-1"},
         {"conf": "nan"},
