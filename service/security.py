@@ -56,6 +56,21 @@ def content_security_policy(host: str) -> str:
     )
 
 
+# FastAPI's /docs and /redoc pages load Swagger UI or ReDoc from a CDN and start it with an inline
+# script. They show only this server's own OpenAPI, so they get a policy that allows exactly that.
+API_DOCS_PATHS = ("/docs", "/redoc")
+API_DOCS_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net",
+        "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net",
+        "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly",
+        "worker-src 'self' blob:",
+        "frame-ancestors 'none'",
+    )
+)
+
+
 def tokens_match(offered: str | None, token: str) -> bool:
     """Constant-time comparison on bytes: any text the client sends is compared, never a 500."""
     if not offered:
@@ -219,8 +234,10 @@ class SecurityGate:
 
     def _extra_headers(self, scope: Scope, headers: Headers, with_cookie: bool = True) -> list[tuple[bytes, bytes]]:
         host = headers.get("host", "") if host_name(headers.get("host", "")) in self.allowed_hosts else "localhost"
+        docs = scope.get("path", "").startswith(API_DOCS_PATHS)
+        policy = API_DOCS_POLICY if docs else content_security_policy(host)
         extra = [
-            (b"content-security-policy", content_security_policy(host).encode("latin-1")),
+            (b"content-security-policy", policy.encode("latin-1")),
             (b"x-content-type-options", b"nosniff"),
             (b"x-frame-options", b"DENY"),
             (b"referrer-policy", b"no-referrer"),  # the token in a page's URL never leaves in a Referer

@@ -97,6 +97,8 @@ def test_pages_and_api_carry_csp_nosniff_and_frame_deny(client):
         assert "frame-ancestors 'none'" in policy
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["x-frame-options"] == "DENY"
+    docs_policy = client.get("/docs").headers["content-security-policy"]  # Swagger UI: the CDN and its inline start
+    assert "cdn.jsdelivr.net" in docs_policy and "frame-ancestors 'none'" in docs_policy
 
 
 def test_static_pages_have_no_inline_script():
