@@ -751,9 +751,9 @@ def test_server_camera_keeps_a_bounded_number_of_events():
 schemathesis = pytest.importorskip("schemathesis")
 
 
-# Examples per operation and generation mode: 26 operations × 2 modes × 8 examples ran in about 40 s
-# on two shared cores (pytest -k no_operation tests/test_security.py).
-FUZZ_EXAMPLES = 8
+# Examples per operation and generation mode: 26 operations × 2 modes × at most 60 examples ran in
+# 28.5 s on two shared cores (pytest -k no_operation tests/test_security.py).
+FUZZ_EXAMPLES = 60
 
 
 @pytest.mark.slow
