@@ -94,6 +94,8 @@ class Box:
             x1, y1, x2, y2 = (float(v) for v in raw["box"])
         except (KeyError, TypeError, ValueError) as error:
             raise LabelError("bad_box", f"'box' must be [x1, y1, x2, y2] in pixels: {error}") from error
+        if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
+            raise LabelError("bad_box", "box coordinates must be finite numbers")
         x1, x2 = sorted((max(0.0, min(x1, width)), max(0.0, min(x2, width))))
         y1, y2 = sorted((max(0.0, min(y1, height)), max(0.0, min(y2, height))))
         if x2 - x1 < 2 or y2 - y1 < 2:
@@ -102,6 +104,10 @@ class Box:
         if source not in ("human", "model"):
             raise LabelError("bad_box", "source is 'human' or 'model'")
         confidence = raw.get("confidence")
+        if confidence is not None and (
+            isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1
+        ):
+            raise LabelError("bad_box", f"confidence is a number from 0 to 1 or null, got {confidence!r}")
         return cls(raw["code"], x1, y1, x2, y2, source, None if confidence is None else float(confidence))
 
     def to_json(self) -> dict[str, Any]:

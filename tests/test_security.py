@@ -577,6 +577,19 @@ def test_ids_beyond_sqlite_are_422_not_500(client):
     assert_envelope(client.get("/v1/tables/9223372036854775807"), 404)
 
 
+@pytest.mark.parametrize(
+    "box",
+    [b'{"code": "1m", "box": [1, 1, 10, 10], "confidence": "x"}', b'{"code": "1m", "box": [NaN, 1, 10, 10]}',
+     b'{"code": "1m", "box": [1, 1, 10, 10], "confidence": Infinity}', b'{"code": "1m", "box": [1, 1, 1e400, 10]}'],
+)  # fmt: skip
+def test_odd_label_boxes_are_422(client, box):
+    client.post("/v1/label/upload", files=[("files", ("a.jpg", jpeg(), "image/jpeg"))], headers=CSRF)
+    body = b'{"boxes": [' + box + b'], "version": 1}'
+    response = client.put("/v1/label/images/1", content=body, headers={"content-type": "application/json"})
+    assert_envelope(response, 422, "bad_box")
+    assert client.get("/v1/label/images/1").json()["version"] == 1
+
+
 def test_nul_bytes_in_folder_names_are_422(client):
     for path in ("/v1/label/import", "/v1/label/export"):
         assert_envelope(client.post(path, json={"name": "a\u0000b"}), 422, "bad_path")
