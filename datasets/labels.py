@@ -8,12 +8,16 @@ outside are never trusted: files live under the store's own folder, named by id.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
+import io
 import json
+import math
 import os
 import re
 import sqlite3
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -23,10 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from scoring.tiles import TILE_CODES
+from vision.frames import FrameError
+from vision.image_guard import ImageDecoder, ImageRefused
 
 from .layout import IMAGE_SUFFIXES, list_images, read_labels
 
@@ -89,6 +94,8 @@ class Box:
             x1, y1, x2, y2 = (float(v) for v in raw["box"])
         except (KeyError, TypeError, ValueError) as error:
             raise LabelError("bad_box", f"'box' must be [x1, y1, x2, y2] in pixels: {error}") from error
+        if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
+            raise LabelError("bad_box", "box coordinates must be finite numbers")
         x1, x2 = sorted((max(0.0, min(x1, width)), max(0.0, min(x2, width))))
         y1, y2 = sorted((max(0.0, min(y1, height)), max(0.0, min(y2, height))))
         if x2 - x1 < 2 or y2 - y1 < 2:
@@ -97,6 +104,10 @@ class Box:
         if source not in ("human", "model"):
             raise LabelError("bad_box", "source is 'human' or 'model'")
         confidence = raw.get("confidence")
+        if confidence is not None and (
+            isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1
+        ):
+            raise LabelError("bad_box", f"confidence is a number from 0 to 1 or null, got {confidence!r}")
         return cls(raw["code"], x1, y1, x2, y2, source, None if confidence is None else float(confidence))
 
     def to_json(self) -> dict[str, Any]:
@@ -117,12 +128,29 @@ def guess_session(name: str) -> str:
 
 
 def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    """Write beside ``path`` under a fresh name (O_EXCL: never through a planted link), then rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)  # a link at ``path`` is replaced, not followed
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _read_no_follow(path: Path) -> bytes:
+    """A file's bytes, refusing a symbolic link (a link in the data folder may point anywhere)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
@@ -130,8 +158,9 @@ def _atomic_write_text(path: Path, text: str) -> None:
 
 
 class LabelStore:
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, decoder: ImageDecoder | None = None):
         self.root = Path(root).resolve()
+        self.decoder = decoder or ImageDecoder()  # the header is sized before any image is decoded
         self.images_dir = self.root / "images"
         self.images_dir.mkdir(parents=True, exist_ok=True)
         (self.root / "inbox").mkdir(exist_ok=True)
@@ -171,6 +200,21 @@ class LabelStore:
             raise LabelError("not_found", "image outside the data folder")
         return path
 
+    def _decode(self, data: bytes, name: str) -> np.ndarray:
+        try:
+            return self.decoder.decode(data)
+        except ImageRefused as error:
+            raise LabelError("too_large" if error.code == "too_large" else "busy", f"{name}: {error}") from error
+        except FrameError as error:
+            raise LabelError("not_an_image", f"{name}: not a decodable image") from error
+
+    def load(self, image_id: int) -> np.ndarray | None:
+        """A stored image, decoded under the same pixel cap as uploads; ``None`` if it cannot be read."""
+        try:
+            return self._decode(_read_no_follow(self.path_of(image_id)), str(image_id))
+        except (LabelError, OSError):
+            return None
+
     # --- import -----------------------------------------------------------------------------
     def add_image(
         self, data: bytes, original: str, session: str | None = None, boxes: list[Box] | None = None
@@ -180,9 +224,7 @@ class LabelStore:
             raise LabelError("not_an_image", f"{original}: empty file")
         if len(data) > MAX_IMAGE_BYTES:
             raise LabelError("too_large", f"{original}: over {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        if image is None:
-            raise LabelError("not_an_image", f"{original}: not a decodable image")
+        image = self._decode(data, original)
         digest = hashlib.sha1(data).hexdigest()
         existing = self._db().execute("SELECT id FROM images WHERE sha1 = ?", (digest,)).fetchone()
         if existing:
@@ -204,40 +246,52 @@ class LabelStore:
     def import_folder(self, folder: Path) -> dict[str, int]:
         """Import every image of a folder, or a YOLO layout (images/ + labels/, tile-code classes)."""
         folder = Path(folder)
-        if (folder / "images").is_dir():
+        if _real_dir(folder / "images"):
             return self.import_yolo(folder)
         added = skipped = 0
         for path in list_images(folder):
             try:
-                result = self.add_image(path.read_bytes(), path.name, guess_session(path.name))
+                result = self.add_image(_read_no_follow(path), path.name, guess_session(path.name))
                 added += not result["duplicate"]
                 skipped += result["duplicate"]
-            except LabelError:
+            except (LabelError, OSError):  # not an image, too large, or a symbolic link
                 skipped += 1
         return {"added": added, "skipped": skipped}
 
     def import_yolo(self, root: Path) -> dict[str, int]:
         """A YOLO-layout dataset; classes are mapped by name, so any class order imports right."""
-        names = _class_names(root)
-        sessions = _manifest_sessions(root)
-        added = skipped = 0
-        splits = [d for d in sorted((root / "images").iterdir()) if d.is_dir()] or [root / "images"]
+        try:
+            names = _class_names(root)
+            sessions = _manifest_sessions(root)
+        except OSError as error:  # a symbolic link, or unreadable
+            raise LabelError("bad_classes", f"{root}: cannot read the class list or manifest ({error.strerror})") from error
+        splits = [d for d in sorted((root / "images").iterdir()) if _real_dir(d)] or [root / "images"]
+        # Every label file is read and checked first, so a bad line refuses the import before
+        # anything is added instead of leaving it half done.
+        planned: list[tuple[Path, list[tuple[int, float, float, float, float]]]] = []
         for images_dir in splits:
             labels_dir = root / "labels" / images_dir.name if images_dir != root / "images" else root / "labels"
+            if (root / "labels").is_symlink() or labels_dir.is_symlink():
+                raise LabelError("bad_labels", f"{labels_dir}: a symbolic link, not a folder of labels")
             for path in list_images(images_dir):
-                data = path.read_bytes()
-                image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-                if image is None:
-                    skipped += 1
+                if path.is_symlink():
                     continue
-                height, width = image.shape[:2]
-                boxes = [
-                    Box(names[c], (x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
-                    for c, x, y, w, h in read_labels(labels_dir / f"{path.stem}.txt")
-                ]
-                result = self.add_image(data, path.name, sessions.get(path.name), boxes)
-                added += not result["duplicate"]
-                skipped += result["duplicate"]
+                planned.append((path, _checked_labels(labels_dir / f"{path.stem}.txt", names)))
+        added = skipped = 0
+        for path, rows in planned:
+            try:
+                data = _read_no_follow(path)
+                height, width = self._decode(data, path.name).shape[:2]
+            except (LabelError, OSError):
+                skipped += 1
+                continue
+            boxes = [
+                Box(names[c], (x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
+                for c, x, y, w, h in rows
+            ]
+            result = self.add_image(data, path.name, sessions.get(path.name), boxes)
+            added += not result["duplicate"]
+            skipped += result["duplicate"]
         return {"added": added, "skipped": skipped}
 
     # --- boxes and review --------------------------------------------------------------------
@@ -353,10 +407,10 @@ class LabelStore:
             split = split_of(row["session"], val_fraction)
             counts[split] += 1
             for sub in ("images", "labels"):
-                (out / sub / split).mkdir(parents=True, exist_ok=True)
+                _safe_mkdir(out, sub, split)
             source = self.images_dir / row["file"]
             stem = Path(row["file"]).stem
-            _atomic_write_bytes(out / "images" / split / row["file"], source.read_bytes())
+            _atomic_write_bytes(out / "images" / split / row["file"], _read_no_follow(source))
             boxes = self._boxes(row["id"])
             w, h = row["width"], row["height"]
             lines = [_yolo_line(b, w, h) for b in boxes]
@@ -375,12 +429,38 @@ class LabelStore:
                 )
         out.mkdir(parents=True, exist_ok=True)
         for split in ("train", "val"):
-            (out / "images" / split).mkdir(parents=True, exist_ok=True)
-            (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+            _safe_mkdir(out, "images", split)
+            _safe_mkdir(out, "labels", split)
             _atomic_write_text(out / f"coco_{split}.json", json.dumps(coco[split], ensure_ascii=False))
         _atomic_write_text(out / "classes.txt", "".join(code + "\n" for code in TILE_CODES))
         data_yaml = write_data_yaml(out)
         return {"out": str(out), "data_yaml": str(data_yaml), "train": counts["train"], "val": counts["val"]}
+
+
+def _safe_mkdir(root: Path, *parts: str) -> Path:
+    """``root/parts…`` as real folders: a symbolic link on the way would send the export elsewhere."""
+    for depth in range(len(parts) + 1):
+        path = root.joinpath(*parts[:depth])
+        if path.is_symlink():
+            raise LabelError("bad_path", f"{path.name} is a symbolic link; exports write only into real folders")
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _checked_labels(path: Path, names: list[str]) -> list[tuple[int, float, float, float, float]]:
+    """A YOLO label file's rows, each with a known class and finite numbers; else ``LabelError``."""
+    if path.is_symlink():
+        raise LabelError("bad_labels", f"{path.name}: a symbolic link, not a label file")
+    try:
+        rows = read_labels(path)
+    except (ValueError, OSError) as error:
+        raise LabelError("bad_labels", str(error)) from error
+    for row in rows:
+        if row[0] >= len(names):
+            raise LabelError("bad_labels", f"{path}: class {row[0]}, but only {len(names)} classes are named")
+        if not all(math.isfinite(v) for v in row[1:]):
+            raise LabelError("bad_labels", f"{path}: a box with a number that is not finite")
+    return rows
 
 
 def _yolo_line(box: Box, width: int, height: int) -> str:
@@ -427,9 +507,9 @@ def _class_names(root: Path) -> list[str]:
     """Class names by index from classes.txt or data.yaml; each must be a tile code."""
     names: list[str] = []
     if (root / "classes.txt").exists():
-        names = [line.strip() for line in (root / "classes.txt").read_text().splitlines() if line.strip()]
+        names = [line.strip() for line in _read_no_follow(root / "classes.txt").decode("utf-8").splitlines() if line.strip()]
     elif (root / "data.yaml").exists():
-        for line in (root / "data.yaml").read_text().splitlines():
+        for line in _read_no_follow(root / "data.yaml").decode("utf-8").splitlines():
             match = re.match(r"\s+(\d+):\s*'?([^'\s]+)'?\s*$", line)
             if match:
                 names.append(match.group(2))
@@ -445,5 +525,5 @@ def _manifest_sessions(root: Path) -> dict[str, str]:
     manifest = root / "MANIFEST.tsv"
     if not manifest.exists():
         return {}
-    with open(manifest, newline="", encoding="utf-8") as handle:
-        return {row["output"]: row["session"] for row in csv.DictReader(handle, delimiter="\t") if "output" in row}
+    text = _read_no_follow(manifest).decode("utf-8")
+    return {row["output"]: row["session"] for row in csv.DictReader(io.StringIO(text), delimiter="\t") if "output" in row}

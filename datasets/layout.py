@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from scoring.tiles import TILE_CODES
@@ -24,8 +25,9 @@ def write_data_yaml(root: Path, train: list[Path] | None = None, val: list[Path]
     lines.append("names:")
     lines += [f"  {i}: '{code}'" for i, code in enumerate(TILE_CODES)]
     path = root / "data.yaml"
-    tmp = path.with_suffix(".yaml.tmp")
-    tmp.write_text("\n".join(lines) + "\n")
+    fd, tmp = tempfile.mkstemp(prefix=".data.", suffix=".yaml.tmp", dir=root)  # O_EXCL: never through a planted link
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
     os.replace(tmp, path)
     return path
 

@@ -54,10 +54,15 @@ def waits_json(data: Any) -> dict[str, Any]:
     if not isinstance(concealed, list) or not concealed:
         raise HandError(ErrorCode.BAD_FIELD, "'concealed' must list the tiles in hand")
     # Parse with a stand-in winning tile to reuse every check; then score each real wait.
+    melds = data.get("melds") or []
+    if not isinstance(melds, list) or not all(isinstance(m, dict) and isinstance(m.get("tiles", []), list) for m in melds):
+        raise HandError("bad_field", "'melds' must be a list of objects, each with a list of 'tiles'")
     held = [t for t in concealed if isinstance(t, str)]
-    for meld in data.get("melds") or []:
-        held.extend(meld.get("tiles", []) if isinstance(meld, dict) else [])
-    stand_in = next(t for t in PLAYING_TILES if held.count(t) < 4)
+    for meld in melds:
+        held.extend(meld.get("tiles", []))
+    stand_in = next((t for t in PLAYING_TILES if held.count(t) < 4), None)
+    if stand_in is None:
+        raise HandError("too_many_copies", "every tile is already held four times: this is not a hand")
     probe = parse_hand({**data, "winning_tile": stand_in, "settlement": None})
     preset = get_preset(probe.preset)
     meld_tiles = [t for m in probe.melds for t in m.tiles]

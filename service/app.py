@@ -7,9 +7,8 @@ FastAPI runs in its thread pool, so the event loop never blocks.
 from __future__ import annotations
 
 import base64
-import json
 import logging
-import secrets
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import cv2
-from fastapi import Depends, FastAPI, File, Form, Request, UploadFile, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -26,28 +25,36 @@ from swagger_ui_bundle import swagger_ui_path
 from taicam_datasets.labels import LabelStore
 
 from scoring.api import score_hand as score_one_hand
-from scoring.api import score_many_json, waits_json
+from scoring.api import waits_json
 from scoring.errors import TaicamError
+from scoring.hand import HandError
 from scoring.rules import load_presets
 from vision.annotate import Annotator
 from vision.detector import TileDetector
-from vision.frames import FrameError, decode_image
+from vision.frames import FrameError
+from vision.image_guard import ImageDecoder, ImageRefused
 
 from .camera import ServerCamera
-from .context import SituationIn, parse_json_field, situation
+from .context import SituationIn, loads_bounded, parse_json_field, situation
 from .errors import ApiError, envelope, install_error_handlers
 from .labeling import build_router
-from .ledger import Ledger
+from .ledger import HISTORY_PAGE, MAX_HISTORY_PAGE, SQLITE_MAX_INTEGER, Ledger
 from .live import LiveScorer
 from .messages import pick_language
 from .pipeline import recognise, repair, score_layout
-from .schemas import DrawIn, HandRecordIn, TableIn
+from .schemas import DrawIn, HandRecordIn, RowId, TableIn
+from .security import SecurityGate
 from .settings import Settings
 
 log = logging.getLogger("taicam.service")
 STATIC = Path(__file__).resolve().parent / "static"
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/bmp", "application/octet-stream")
 DetectorFactory = Callable[[Settings], Any]
+# 145,000 hands in one request took 26 s of CPU and 1.4 GB; 100 hands take about 20 ms.
+MAX_HANDS_PER_REQUEST = 100
+MAX_STABLE_FRAMES = 60
+# Of the routes above the label router, the labeling tool keeps only these.
+LABELING_PATHS = ("/healthz", "/readyz", "/openapi.json", "/docs")
 
 
 def detector_dep(request: Request) -> TileDetector:
@@ -95,8 +102,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         except Exception as error:  # the service still serves rules, hands and the ledger
             app.state.model_error = str(error)
             log.error("model not loaded: %s", error)
-        app.state.ledger = Ledger(settings.db_path)
-        app.state.label_store = LabelStore(settings.label_dir) if settings.label_dir else None
+        app.state.ledger = None if settings.labeling_only else Ledger(settings.db_path)
+        app.state.label_store = LabelStore(settings.label_dir, decoder) if settings.label_dir else None
         app.state.camera = None
         if settings.camera is not None and app.state.detector is not None:
             app.state.camera = ServerCamera(settings.camera, app.state.detector, settings.conf)
@@ -116,19 +123,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         redoc_url=None,
     )
     app.state.settings = settings
+    decoder = ImageDecoder(settings.max_image_pixels, settings.max_concurrent_decodes)
+    app.state.decoder = decoder
     install_error_handlers(app)
-
-    @app.middleware("http")
-    async def guard(request: Request, call_next):
-        if settings.token and not _token_ok(request, settings.token):
-            return envelope(401, "unauthorized", "this taicam is on the LAN: open the link with its token (see the QR code)")
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_upload_bytes + 64 * 1024:
-            return envelope(413, "too_large", f"upload over the {settings.max_upload_mb:g} MB limit")
-        response = await call_next(request)
-        if settings.token and request.query_params.get("token"):
-            response.set_cookie("taicam_token", settings.token, httponly=True, samesite="strict")
-        return response
+    app.add_middleware(SecurityGate, settings=settings)
 
     def read_upload(upload: UploadFile) -> tuple[bytes, Any]:
         if upload.content_type and upload.content_type.split(";")[0] not in IMAGE_TYPES:
@@ -136,10 +134,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         data = upload.file.read(settings.max_upload_bytes + 1)
         if len(data) > settings.max_upload_bytes:
             raise ApiError(413, "too_large", f"upload over the {settings.max_upload_mb:g} MB limit")
-        try:
-            return data, decode_image(data)
-        except FrameError as error:
-            raise ApiError(415, "not_an_image", str(error)) from error
+        return data, _decode(decoder, data)
 
     # --- health --------------------------------------------------------------------------
     @app.get("/healthz", tags=["health"])
@@ -157,10 +152,12 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def rules() -> list[dict[str, Any]]:
         return [preset.to_json() for preset in load_presets().values()]
 
-    @app.post("/v1/score/hand", tags=["scoring"])
+    @app.post("/v1/score/hand", tags=["scoring"], description=f"One hand object, or an array of ≤ {MAX_HANDS_PER_REQUEST}.")
     def score_hand(body: Annotated[Any, Depends(_json_body)]) -> JSONResponse:
         if isinstance(body, list):
-            results, ok = score_many_json(body)
+            if len(body) > MAX_HANDS_PER_REQUEST:
+                raise ApiError(422, "too_many_hands", f"{len(body)} hands: at most {MAX_HANDS_PER_REQUEST} per request")
+            results, ok = _score_each(body)
             return JSONResponse(results, status_code=200 if ok else 422)
         return JSONResponse(score_one_hand(body))  # a HandError reaches the envelope with its details
 
@@ -170,6 +167,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.post("/v1/detect", tags=["vision"])
     def detect(detector: DetectorDep, image: Annotated[UploadFile, File()], conf: Annotated[float, Form()] = settings.conf):
+        _check_conf(conf)
         _, frame = read_upload(image)
         start = time.perf_counter()
         from vision.photo import detect_photo
@@ -192,6 +190,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         ] = None,
         conf: Annotated[float, Form()] = settings.conf,
     ) -> JSONResponse:
+        _check_conf(conf)
         _, frame = read_upload(image)
         fixes = _corrections(parse_json_field(corrections, "corrections"))
         context = situation(situation_form)
@@ -202,7 +201,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         except ValueError as error:  # recognise refuses a correction it cannot apply
             raise ApiError(422, "bad_correction", str(error)) from error
         recognition = repair(recognition, context, preset, frozenset(fixes))
-        override = int(winning_tile) if winning_tile and winning_tile.isdigit() else winning_tile
+        override = int(winning_tile) if winning_tile and _DETECTION_ID.fullmatch(winning_tile) else winning_tile
         try:
             result = score_layout(recognition.layout, context, preset, override, lang)
         except TaicamError:
@@ -232,33 +231,33 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         return ledger.create_table(table.name, table.players, table.base, table.per_tai, table.preset, table.options)
 
     @app.get("/v1/tables/{table_id}", tags=["ledger"])
-    def get_table(ledger: LedgerDep, table_id: int) -> dict[str, Any]:
-        return ledger.table(table_id)
+    def get_table(
+        ledger: LedgerDep,
+        table_id: RowId,
+        history_limit: Annotated[int, Query(ge=0, le=MAX_HISTORY_PAGE)] = HISTORY_PAGE,
+        before: Annotated[int | None, Query(ge=1, le=SQLITE_MAX_INTEGER, description="history_before of a page")] = None,
+    ) -> dict[str, Any]:
+        return ledger.table(table_id, history_limit, before)
 
     @app.post("/v1/tables/{table_id}/hands", tags=["ledger"], status_code=201)
-    def record_hand(ledger: LedgerDep, table_id: int, hand: HandRecordIn) -> dict[str, Any]:
+    def record_hand(ledger: LedgerDep, table_id: RowId, hand: HandRecordIn) -> dict[str, Any]:
         return ledger.record_win(
-            table_id, hand.winner, hand.tai, hand.self_drawn, hand.discarder, hand.patterns, hand.expected_seq
-        )
+            table_id, hand.winner, hand.tai, hand.self_drawn, hand.discarder, hand.patterns, hand.expected_seq,
+            hand.idempotency_key,
+        )  # fmt: skip
 
     @app.post("/v1/tables/{table_id}/draws", tags=["ledger"], status_code=201)
-    def record_draw(ledger: LedgerDep, table_id: int, draw: DrawIn) -> dict[str, Any]:
+    def record_draw(ledger: LedgerDep, table_id: RowId, draw: DrawIn) -> dict[str, Any]:
         return ledger.record_draw(table_id, draw.expected_seq)
 
     @app.post("/v1/tables/{table_id}/seats", tags=["ledger"], status_code=201)
-    def draw_seats(ledger: LedgerDep, table_id: int) -> dict[str, Any]:
-        return ledger.draw_seats(table_id)
+    def draw_seats(ledger: LedgerDep, table_id: RowId, body: DrawIn | None = None) -> dict[str, Any]:
+        return ledger.draw_seats(table_id, expected_seq=body.expected_seq if body else None)
 
     # --- live --------------------------------------------------------------------------------
     @app.websocket("/v1/live")
     async def live(websocket: WebSocket) -> None:
-        if (
-            settings.token
-            and websocket.query_params.get("token") != settings.token
-            and websocket.cookies.get("taicam_token") != settings.token
-        ):
-            await websocket.close(code=4401)
-            return
+        # Host, Origin and token were checked by the SecurityGate before the handshake got here.
         await websocket.accept()
         detector = websocket.app.state.detector
         if detector is None:
@@ -268,7 +267,6 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             await websocket.close()
             return
         params = dict(websocket.query_params)
-        stable = params.get("stable", "4")
         try:
             context = situation(SituationIn.model_validate(params))
         except ValidationError as error:
@@ -283,21 +281,26 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             context,
             params.get("preset", "taiwan"),
             settings.conf,
-            int(stable) if stable.isdigit() else 4,
+            _small_int(params.get("stable", ""), 4, 1, MAX_STABLE_FRAMES),
+            pick_language(params.get("lang") or websocket.headers.get("accept-language")),
         )
-        try:
-            while True:
-                data = await websocket.receive_bytes()
-                if len(data) > settings.max_upload_bytes:
-                    await websocket.send_json({"error": {"code": "too_large", "message": "frame too large", "details": {}}})
-                    continue
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                return
+            data = received.get("bytes")
+            if data is None:
+                message = {"error": {"code": "binary_only", "message": "send frames as binary JPEG messages", "details": {}}}
+            elif len(data) > settings.max_upload_bytes:
+                message = {"error": {"code": "too_large", "message": "frame too large", "details": {}}}
+            else:
                 try:
-                    message = await run_in_threadpool(_live_frame, scorer, data)
+                    message = await run_in_threadpool(_live_frame, scorer, decoder, data)
+                except ImageRefused as error:
+                    message = {"error": {"code": error.code, "message": str(error), "details": {}}}
                 except FrameError as error:
                     message = {"error": {"code": "not_an_image", "message": str(error), "details": {}}}
-                await websocket.send_json(message)
-        except WebSocketDisconnect:
-            return
+            await websocket.send_json(message)
 
     @app.get("/v1/camera.mjpeg", tags=["live"])
     def camera_stream(camera: CameraDep) -> StreamingResponse:
@@ -307,6 +310,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def camera_events(camera: CameraDep) -> StreamingResponse:
         return StreamingResponse(camera.events(), media_type="text/event-stream")
 
+    if settings.labeling_only:  # taicam label: the user's ledger and the scoring API stay out of reach
+        app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     app.include_router(build_router(settings.max_upload_bytes))
 
     # --- pages -------------------------------------------------------------------------------
@@ -315,9 +320,9 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.get("/", include_in_schema=False)
     def index() -> RedirectResponse:
-        return RedirectResponse("/snap")
+        return RedirectResponse("/label" if settings.labeling_only else "/snap")
 
-    for page in ("snap", "live", "ledger", "label", "docs"):
+    for page in ("label",) if settings.labeling_only else ("snap", "live", "ledger", "label", "docs"):
         app.add_api_route(f"/{page}", _page(page), include_in_schema=False, methods=["GET"])
     return app
 
@@ -330,18 +335,19 @@ def _page(name: str):
 
 
 async def _json_body(request: Request) -> Any:
-    try:
-        return json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ApiError(422, "bad_json", f"the body is not JSON: {error}") from error
+    return loads_bounded(await request.body(), "the body")
 
 
-def _corrections(value: Any) -> dict[int, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict) or not all(isinstance(k, str) and k.isdigit() for k in value):
-        raise ApiError(422, "bad_correction", 'corrections are {"detection id": "tile code"}')
-    return {int(k): v for k, v in value.items()}
+def _score_each(hands: list[Any]) -> tuple[list[dict[str, Any]], bool]:
+    """Every hand of an array; a failed one carries its details, as a single hand's envelope does."""
+    results, ok = [], True
+    for hand in hands:
+        try:
+            results.append(score_one_hand(hand))
+        except HandError as error:
+            results.append(error.to_json())
+            ok = False
+    return results, ok
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, details: dict[str, Any]) -> None:
@@ -349,15 +355,35 @@ async def _refuse(websocket: WebSocket, code: str, message: str, details: dict[s
     await websocket.close()
 
 
-def _token_ok(request: Request, token: str) -> bool:
-    offered = (
-        request.query_params.get("token")
-        or request.cookies.get("taicam_token")
-        or request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-    )
-    return bool(offered) and secrets.compare_digest(offered, token)
+_DETECTION_ID = re.compile(r"[0-9]{1,6}")  # ASCII only: '²'.isdigit() is true and int('²') fails
 
 
-def _live_frame(scorer: LiveScorer, data: bytes) -> dict[str, Any]:
-    recognition, stable = scorer.process(decode_image(data))
+def _small_int(text: str, default: int, low: int, high: int) -> int:
+    return min(high, max(low, int(text))) if _DETECTION_ID.fullmatch(text) else default
+
+
+def _check_conf(conf: float) -> None:
+    if not 0 < conf <= 1:  # also refuses NaN, which would silently detect nothing
+        raise ApiError(422, "bad_field", f"'conf' must be a number in (0, 1], got {conf}")
+
+
+def _corrections(raw: Any) -> dict[int, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(_DETECTION_ID.fullmatch(k) and isinstance(v, str) for k, v in raw.items()):
+        raise ApiError(422, "bad_field", 'corrections must be a JSON object {"detection id": "tile code"}')
+    return {int(k): v for k, v in raw.items()}
+
+
+def _decode(decoder: ImageDecoder, data: bytes) -> Any:
+    try:
+        return decoder.decode(data)
+    except ImageRefused as error:
+        raise ApiError(413 if error.code == "too_large" else 503, error.code, str(error)) from error
+    except FrameError as error:
+        raise ApiError(415, "not_an_image", str(error)) from error
+
+
+def _live_frame(scorer: LiveScorer, decoder: ImageDecoder, data: bytes) -> dict[str, Any]:
+    recognition, stable = scorer.process(decoder.decode(data))
     return {"detections": recognition.detections.to_json(), "ms": round(recognition.ms, 1), "stable": stable}

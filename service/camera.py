@@ -7,6 +7,7 @@ import json
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 
 import cv2
@@ -18,6 +19,9 @@ from vision.frames import FrameError, open_source
 from .live import LiveScorer
 
 log = logging.getLogger("taicam.camera")
+# Stable hands kept for event-stream readers that fall behind; older ones are dropped, so a
+# camera left running for days holds a bounded history.
+MAX_KEPT_EVENTS = 100
 
 
 class ServerCamera:
@@ -25,7 +29,8 @@ class ServerCamera:
         self.spec = spec
         self.scorer = LiveScorer(detector, context or {}, conf=conf)
         self._jpeg: bytes | None = None
-        self._events: list[dict] = []
+        self._events: deque[dict] = deque(maxlen=MAX_KEPT_EVENTS)
+        self._event_count = 0  # events ever produced: readers track their place by it
         self._status = "starting"
         self._stop = threading.Event()
         self._changed = threading.Condition()
@@ -57,6 +62,7 @@ class ServerCamera:
                                 self._jpeg = jpeg.tobytes()
                             if result is not None:
                                 self._events.append(result)
+                                self._event_count += 1
                             self._changed.notify_all()
                 finally:
                     source.close()  # a camera that failed mid-stream is released before it is reopened
@@ -79,7 +85,8 @@ class ServerCamera:
         while not self._stop.is_set():
             with self._changed:
                 self._changed.wait(timeout=15.0)
-                new, seen = self._events[seen:], len(self._events)
+                missed = min(self._event_count - seen, len(self._events))
+                new, seen = list(self._events)[len(self._events) - missed :], self._event_count
                 status = self._status
             for event in new:
                 yield f"event: hand\ndata: {json.dumps(event, ensure_ascii=False)}\n\n"

@@ -8,6 +8,7 @@ JSON text, exactly the objects the hand JSON takes.
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
@@ -17,6 +18,10 @@ from scoring.hand import CONTEXT_FIELDS, CONTEXT_TYPES
 from .errors import ApiError
 
 JSON_FIELDS = ("options", "settlement")
+# Hand JSON holds tiles, flags and small counts: deeper nesting or numbers past these bounds
+# are refused before they reach the scorer (where a 1e308 amount would overflow to infinity).
+MAX_JSON_DEPTH = 32
+MAX_JSON_NUMBER = 1e12
 
 
 class _SituationBase(BaseModel):
@@ -38,13 +43,46 @@ else:
     )
 
 
-def parse_json_field(value: str | None, name: str) -> Any:
-    if not value:
-        return None
+def _bounded_number(text: str) -> float | int:
+    value = float(text) if any(c in text for c in ".eE") else int(text)
+    if not math.isfinite(value) or abs(value) > MAX_JSON_NUMBER:
+        raise ValueError(f"number {text[:20]} is out of range (at most {MAX_JSON_NUMBER:g})")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_depth_ok(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return False
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+    return True
+
+
+def loads_bounded(text: bytes | str, what: str, code: str = "bad_json") -> Any:
+    """JSON with the bounds above: never a RecursionError, an infinity or a 5000-digit integer."""
     try:
-        return json.loads(value)
-    except json.JSONDecodeError as error:
-        raise ApiError(422, "bad_field", f"'{name}' is not valid JSON: {error}") from error
+        value = json.loads(text, parse_float=_bounded_number, parse_int=_bounded_number, parse_constant=_no_constant)
+    except RecursionError:
+        value = None
+        deep = True
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise ApiError(422, code, f"{what} is not JSON: {error}") from error
+    else:
+        deep = not _json_depth_ok(value)
+    if deep:
+        raise ApiError(422, code, f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def parse_json_field(value: str | None, name: str) -> Any:
+    return loads_bounded(value, f"'{name}'", "bad_field") if value else None
 
 
 def situation(model: SituationIn) -> dict[str, Any]:

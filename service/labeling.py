@@ -21,6 +21,7 @@ from taicam_datasets.labels import Box, LabelError, LabelStore
 from scoring.tiles import TILE_CODES
 
 from .errors import ApiError
+from .schemas import RowId
 
 
 class SaveIn(BaseModel):
@@ -52,8 +53,10 @@ StoreDep = Annotated[LabelStore, Depends(store_dep)]
 
 def inside(base: Path, name: str) -> Path:
     """``base/name`` if it stays inside ``base``; anything else is refused."""
+    if "\x00" in name or name.startswith("."):
+        raise ApiError(422, "bad_path", "give a plain folder name, not a path")
     target = (base / name).resolve()
-    if target.parent != base.resolve() or name.startswith("."):
+    if target.parent != base.resolve():
         raise ApiError(422, "bad_path", "give a plain folder name, not a path")
     return target
 
@@ -90,30 +93,34 @@ def build_router(max_upload_bytes: int) -> APIRouter:
         return {"id": _call(store.next_unchecked)}
 
     @router.get("/images/{image_id}")
-    def image(store: StoreDep, image_id: int) -> dict[str, Any]:
+    def image(store: StoreDep, image_id: RowId) -> dict[str, Any]:
         return _call(store.image, image_id)
 
     @router.get("/images/{image_id}/file")
-    def image_file(store: StoreDep, image_id: int) -> FileResponse:
+    def image_file(store: StoreDep, image_id: RowId) -> FileResponse:
         return FileResponse(_call(store.path_of, image_id))
 
     @router.put("/images/{image_id}")
-    def save(store: StoreDep, image_id: int, body: SaveIn) -> dict[str, Any]:
+    def save(store: StoreDep, image_id: RowId, body: SaveIn) -> dict[str, Any]:
         return _call(store.save, image_id, body.boxes, body.version, body.checked)
 
     @router.post("/upload", status_code=201)
     def upload(store: StoreDep, files: Annotated[list[UploadFile], File()]) -> dict[str, Any]:
-        added, problems = [], []
+        added, problems, codes = [], [], set()
         for upload in files:
             data = upload.file.read(max_upload_bytes + 1)
             if len(data) > max_upload_bytes:
                 problems.append(f"{upload.filename}: over the upload limit")
+                codes.add("too_large")
                 continue
             try:
                 added.append(store.add_image(data, upload.filename or "upload.jpg"))
             except LabelError as error:
                 problems.append(error.message)
+                codes.add(error.code)
         if problems and not added:
+            if codes == {"too_large"}:
+                raise ApiError(413, "too_large", "; ".join(problems))
             raise ApiError(415, "not_an_image", "; ".join(problems))
         return {"added": added, "problems": problems}
 
@@ -134,7 +141,9 @@ def build_router(max_upload_bytes: int) -> APIRouter:
     @router.post("/export")
     def export(store: StoreDep, body: ExportIn) -> dict[str, Any]:
         out = inside(store.root / "exports", body.name)
-        return _call(store.export, out, body.val_fraction, body.checked_only)
+        result = _call(store.export, out, body.val_fraction, body.checked_only)
+        # Paths inside the data folder, never the server's absolute ones.
+        return {**result, "out": f"exports/{out.name}", "data_yaml": f"exports/{out.name}/data.yaml"}
 
     @router.get("/stats")
     def stats(store: StoreDep) -> dict[str, int]:
@@ -160,7 +169,7 @@ def prelabel_all(store: LabelStore, detector) -> dict[str, int]:
     for entry in store.queue():
         if entry["checked"]:
             continue
-        image = cv2.imread(str(store.path_of(entry["id"])))
+        image = store.load(entry["id"])
         if image is None:
             continue
         found = detect_photo(detector, image)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from pydantic import field_validator
@@ -9,6 +10,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vision.classifier import BUNDLED_CLASSIFIER
 from vision.detector import BUNDLED_MODEL
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def default_data_dir() -> Path:
@@ -22,11 +25,19 @@ class Settings(BaseSettings):
     classifier_path: Path | None = BUNDLED_CLASSIFIER  # None: keep the detector's own tile codes
     data_dir: Path = default_data_dir()
     max_upload_mb: float = 20.0
+    # A photo's pixels are counted from its header before it is decoded: 40 MP is above any phone
+    # camera, and decodes to 120 MB of BGR. Decodes run at most this many at once.
+    max_image_pixels: int = 40_000_000
+    max_concurrent_decodes: int = 2
     conf: float = 0.25
     token: str | None = None  # required on every request when set (LAN mode)
+    # Host names the server answers to besides loopback (the LAN address, --allow-host); "*" turns
+    # the check off, for a reverse proxy that checks the Host itself.
+    allowed_hosts: list[str] = []
     camera: str | None = None  # server-side camera: an index, a stream URL or a video file
     inference_threads: int | None = None
     label_dir: Path | None = None  # the labeling tool's data folder; None turns it off
+    labeling_only: bool = False  # taicam label: the labeling API and page, no ledger, scoring or live
 
     @field_validator("classifier_path", mode="before")
     @classmethod
@@ -40,3 +51,19 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
+
+
+def bind(settings: Settings, host: str, token: str | None, allow_hosts: list[str], lan_address: str) -> bool:
+    """The network rule shared by ``taicam serve`` and ``taicam label``.
+
+    Bound beyond loopback, every request needs a token (the one given, else a generated one),
+    and the server answers to the bind address, the LAN address and ``allow_hosts``. Returns
+    whether the server is reachable from the LAN.
+    """
+    lan = host not in LOOPBACK_HOSTS
+    names = [*settings.allowed_hosts, *allow_hosts]
+    if lan:
+        settings.token = token or settings.token or secrets.token_urlsafe(12)
+        names += [host, lan_address] if host not in ("0.0.0.0", "::") else [lan_address]
+    settings.allowed_hosts = list(dict.fromkeys(names))
+    return lan

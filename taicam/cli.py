@@ -50,20 +50,16 @@ def _self_signed_certificate(folder: Path, host: str) -> tuple[Path, Path]:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    import secrets
-
     import uvicorn
 
     from scoring.rules import load_presets
     from service.app import create_app
-    from service.settings import Settings
+    from service.settings import Settings, bind
 
     load_presets()  # a broken house preset stops the start in one line, not every request later
     overrides = {k: v for k, v in {"camera": args.camera, "data_dir": args.data_dir}.items() if v}
     settings = Settings(**overrides, **_model_settings(args))
-    lan = args.host not in ("127.0.0.1", "localhost")
-    if lan and not settings.token:
-        settings.token = args.token or secrets.token_urlsafe(12)
+    lan = bind(settings, args.host, args.token, args.allow_host, _lan_address())
     scheme = "https" if args.https else "http"
     shown_host = _lan_address() if args.host == "0.0.0.0" else args.host
     url = f"{scheme}://{shown_host}:{args.port}/snap" + (f"?token={settings.token}" if settings.token else "")
@@ -91,7 +87,7 @@ def _cmd_label(args: argparse.Namespace) -> int:
     from taicam_datasets.labels import LabelError, LabelStore
 
     from service.app import create_app
-    from service.settings import Settings
+    from service.settings import Settings, bind
 
     store = LabelStore(Path(args.data))
     try:
@@ -105,8 +101,11 @@ def _cmd_label(args: argparse.Namespace) -> int:
         return 2
     if args.no_serve:
         return 0
-    settings = Settings(label_dir=Path(args.data), **_model_settings(args))
-    print(f"taicam labeling on http://{args.host}:{args.port}/label  (data: {store.root})")
+    settings = Settings(label_dir=Path(args.data), labeling_only=True, **_model_settings(args))
+    lan = bind(settings, args.host, args.token, args.allow_host, _lan_address())
+    shown_host = _lan_address() if args.host in ("0.0.0.0", "::") else args.host
+    token = f"?token={settings.token}" if lan else ""
+    print(f"taicam labeling on http://{shown_host}:{args.port}/label{token}  (data: {store.root})")
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -136,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--camera", help="server camera for live view: an index, a stream URL or a video file")
     serve.add_argument("--https", action="store_true", help="serve HTTPS with a self-signed certificate (phone camera)")
     serve.add_argument("--token", help="access token for LAN mode (default: generated)")
+    serve.add_argument("--allow-host", action="append", default=[], help="another Host name to answer to (repeatable)")
     _add_model_flags(serve)
     serve.add_argument("--data-dir", help="where the ledger lives (default ~/.local/share/taicam)")
     serve.set_defaults(handler=_cmd_serve)
@@ -147,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--val-fraction", type=_fraction, default=0.15, help="share of capture sessions for val (default 0.15)")
     label.add_argument("--checked-only", action="store_true", help="export only images marked checked")
     label.add_argument("--no-serve", action="store_true", help="import and exit")
-    label.add_argument("--host", default="127.0.0.1")
+    label.add_argument("--host", default="127.0.0.1", help="bind address; beyond loopback a token is required")
+    label.add_argument("--token", help="access token when bound beyond loopback (default: generated)")
+    label.add_argument("--allow-host", action="append", default=[], help="another Host name to answer to (repeatable)")
     label.add_argument("--port", type=int, default=8001)
     _add_model_flags(label, "ONNX detector for pre-labeling (default: the bundled one)")
     label.set_defaults(handler=_cmd_label)

@@ -103,15 +103,18 @@ def test_review_queue_least_confident_then_illegal_hands(store):
 
 
 def test_api_rejects_paths_outside_the_data_folder_and_bad_uploads(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", label_dir=tmp_path / "labels", max_upload_mb=1)
+    settings = Settings(
+        data_dir=tmp_path / "data", label_dir=tmp_path / "labels", max_upload_mb=1, allowed_hosts=["testserver"]
+    )
+    csrf = {"x-taicam-csrf": "1"}  # what the page sends with uploads and body-less posts
     with TestClient(create_app(settings, detector_factory=lambda s: FakeDetector())) as client:
         for name in ("../../etc", "/etc", ".hidden", "a/../../b"):
             response = client.post("/v1/label/import", json={"name": name})
             assert response.status_code in (404, 422), name
             assert client.post("/v1/label/export", json={"name": name}).status_code == 422
-        upload = client.post("/v1/label/upload", files=[("files", ("x.txt", b"not an image", "text/plain"))])
+        upload = client.post("/v1/label/upload", files=[("files", ("x.txt", b"not an image", "text/plain"))], headers=csrf)
         assert upload.status_code == 415
-        good = client.post("/v1/label/upload", files=[("files", ("a.jpg", jpeg(9), "image/jpeg"))]).json()
+        good = client.post("/v1/label/upload", files=[("files", ("a.jpg", jpeg(9), "image/jpeg"))], headers=csrf).json()
         image_id = good["added"][0]["id"]
         assert client.get(f"/v1/label/images/{image_id}/file").status_code == 200
         saved = client.put(
@@ -120,7 +123,7 @@ def test_api_rejects_paths_outside_the_data_folder_and_bad_uploads(tmp_path):
         assert saved.status_code == 200
         stale = client.put(f"/v1/label/images/{image_id}", json={"boxes": [], "version": 1})
         assert stale.status_code == 409 and stale.json()["error"]["code"] == "conflict"
-        assert client.post("/v1/label/prelabel").json() == {"prelabeled": 1}
+        assert client.post("/v1/label/prelabel", headers=csrf).json() == {"prelabeled": 1}
 
 
 @pytest.mark.slow

@@ -29,11 +29,18 @@ function applyText() {
 }
 function toggleLanguage() { lang = lang === "zh-TW" ? "en" : "zh-TW"; localStorage.setItem("taicam-lang", lang); applyText(); if (window.onLanguage) window.onLanguage(); }
 
+// Every name or message from the server goes into markup through this (or textContent): a table
+// named <img onerror=…> must show as text. The Content-Security-Policy also blocks inline script.
+const HTML_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+function esc(value) { return String(value ?? "").replace(/[&<>"']/g, c => HTML_ESCAPES[c]); }
+
 const TOKEN = new URLSearchParams(location.search).get("token");
 function withToken(url) { return TOKEN ? url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN) : url; }
 
+// The server refuses a state change without a JSON body or this header, which another site's page cannot send.
+const CSRF_HEADER = "x-taicam-csrf";
 async function api(path, options = {}) {
-  const headers = { ...(options.headers || {}), "accept-language": lang };
+  const headers = { [CSRF_HEADER]: "1", "accept-language": lang, ...(options.headers || {}) };
   const response = await fetch(withToken(path), { ...options, headers });
   const body = await response.json().catch(() => ({ error: { code: "bad_response", message: response.statusText } }));
   if (!response.ok) { const error = new Error(body.error ? body.error.message : response.statusText); error.body = body; error.status = response.status; throw error; }

@@ -11,13 +11,13 @@ let undoStack = [], redoStack = [], pendingDigit = null, continuous = false, dra
 // --- server -----------------------------------------------------------------------------
 async function loadQueue() {
   const queue = await api("/v1/label/images");
-  $("queue").innerHTML = queue.map(e => `<li data-id="${e.id}" class="${e.checked ? "checked" : ""} ${meta && meta.id === e.id ? "current" : ""}">
-    ${e.checked ? "✓" : "·"} #${e.id} ${e.original} (${e.boxes}${e.min_confidence !== null ? ", " + e.min_confidence : ""})
-    ${e.issues.length ? `<div class="issue">${e.issues.join("; ")}</div>` : ""}</li>`).join("");
+  $("queue").innerHTML = queue.map(e => `<li data-id="${esc(e.id)}" class="${e.checked ? "checked" : ""} ${meta && meta.id === e.id ? "current" : ""}">
+    ${e.checked ? "✓" : "·"} #${esc(e.id)} ${esc(e.original)} (${esc(e.boxes)}${e.min_confidence !== null ? ", " + esc(e.min_confidence) : ""})
+    ${e.issues.length ? `<div class="issue">${esc(e.issues.join("; "))}</div>` : ""}</li>`).join("");
   $("queue").querySelectorAll("li").forEach(li => li.addEventListener("click", () => open(parseInt(li.dataset.id, 10))));
   const stats = await api("/v1/label/stats");
   const most = Math.max(1, ...Object.values(stats));
-  $("chart").innerHTML = Object.entries(stats).map(([code, n]) => `<div class="bar"><span style="width:2.2rem">${code}</span><div style="width:${(120 * n) / most}px"></div><span>${n}</span></div>`).join("");
+  $("chart").innerHTML = Object.entries(stats).map(([code, n]) => `<div class="bar"><span style="width:2.2rem">${esc(code)}</span><div style="width:${(120 * Number(n)) / most}px"></div><span>${esc(n)}</span></div>`).join("");
   return queue;
 }
 
@@ -166,15 +166,17 @@ window.addEventListener("keydown", async event => {
 });
 
 function renderShortcuts() {
-  $("shortcuts").innerHTML = Object.entries(keys).map(([action, key]) => `<tr><td>${action}</td><td><input data-action="${action}" value="${key}"></td></tr>`).join("")
-    + `<tr><td>code</td><td>3 m → 3m · f 2 → 2f · ${keys.back} → back</td></tr><tr><td>zoom</td><td>ctrl + wheel</td></tr><tr><td>resize</td><td>drag the yellow corner</td></tr>`;
+  $("shortcuts").innerHTML = Object.entries(keys).map(([action, key]) => `<tr><td>${esc(action)}</td><td><input data-action="${esc(action)}" value="${esc(key)}"></td></tr>`).join("")
+    + `<tr><td>code</td><td>3 m → 3m · f 2 → 2f · ${esc(keys.back)} → back</td></tr><tr><td>zoom</td><td>ctrl + wheel</td></tr><tr><td>resize</td><td>drag the yellow corner</td></tr>`;
   $("shortcuts").querySelectorAll("input").forEach(input => input.addEventListener("change", () => {
     keys[input.dataset.action] = input.value; localStorage.setItem("taicam-label-keys", JSON.stringify(keys));
   }));
 }
 
 function renderPalette() {
-  $("palette").innerHTML = TILE_CODES.map(code => `<button data-code="${code}" title="${code} ${TILE_NAMES[code]}"><img src="${withToken(`/v1/label/tiles/${code}.png`)}" alt="${code}" onerror="this.replaceWith(document.createTextNode('${code}'))"></button>`).join("");
+  $("palette").innerHTML = TILE_CODES.map(code => `<button data-code="${code}" title="${code} ${TILE_NAMES[code]}"><img src="${withToken(`/v1/label/tiles/${code}.png`)}" alt="${code}"></button>`).join("");
+  // No inline onerror: the Content-Security-Policy allows no inline script. Without a CJK font the code shows as text.
+  $("palette").querySelectorAll("img").forEach(img => img.addEventListener("error", () => img.replaceWith(document.createTextNode(img.alt))));
   $("palette").querySelectorAll("button").forEach(b => b.addEventListener("click", () => setCode(b.dataset.code)));
 }
 

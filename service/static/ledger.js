@@ -5,7 +5,7 @@ const JSON_HEADERS = { "content-type": "application/json" };
 
 async function refresh(selectId) {
   const tables = await api("/v1/tables");
-  $("tables").innerHTML = tables.map(tb => `<option value="${tb.id}">${tb.name}</option>`).join("");
+  $("tables").innerHTML = tables.map(tb => `<option value="${esc(tb.id)}">${esc(tb.name)}</option>`).join("");
   if (selectId) $("tables").value = selectId;
   if (tables.length) render(await api(`/v1/tables/${$("tables").value}`));
 }
@@ -13,12 +13,12 @@ async function refresh(selectId) {
 function render(table) {
   $("view").hidden = false;
   $("state").textContent = `${t("round_wind")} ${table.round_wind} · ${t("dealer")} ${table.dealer} · ${t("streak")} ${table.dealer_streak} · ${table.preset}`;
-  $("players").innerHTML = table.players.map(p => `<tr><td>${p.name}</td><td>${p.seat}</td><td>${p.balance}</td></tr>`).join("");
+  $("players").innerHTML = table.players.map(p => `<tr><td>${esc(p.name)}</td><td>${esc(p.seat)}</td><td>${esc(p.balance)}</td></tr>`).join("");
   $("history").innerHTML = table.history.slice().reverse().map(h => {
-    if (h.kind === "draw") return `<tr><td>#${h.seq}</td><td colspan="3">${t("record_draw")}</td></tr>`;
-    if (h.kind === "seats") return `<tr><td>#${h.seq}</td><td colspan="3">${t("draw_seats")}</td></tr>`;
-    const how = h.self_drawn ? t("self_drawn") : `${t("discarder")} ${h.discarder}`;
-    return `<tr><td>#${h.seq}</td><td>${t("winner")} ${h.winner}</td><td>${how}</td><td>${h.tai}</td></tr>`;
+    if (h.kind === "draw") return `<tr><td>#${esc(h.seq)}</td><td colspan="3">${t("record_draw")}</td></tr>`;
+    if (h.kind === "seats") return `<tr><td>#${esc(h.seq)}</td><td colspan="3">${t("draw_seats")}</td></tr>`;
+    const how = h.self_drawn ? t("self_drawn") : `${t("discarder")} ${esc(h.discarder)}`;
+    return `<tr><td>#${esc(h.seq)}</td><td>${t("winner")} ${esc(h.winner)}</td><td>${how}</td><td>${esc(h.tai)}</td></tr>`;
   }).join("");
 }
 

@@ -6,7 +6,7 @@ let socket = null, stream = null;
 function showStable(result) {
   const score = result.score || {};
   $("stable").hidden = false;
-  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${p.name}</span><span>${p.tai}</span></li>`).join("") || `<li class="error">${score.error ? score.error.message : ""}</li>`;
+  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${esc(p.name)}</span><span>${esc(p.tai)}</span></li>`).join("") || `<li class="error">${esc(score.error ? score.error.message : "")}</li>`;
   $("total").textContent = score.total ?? "—";
   toast(`${t("total")}: ${score.total ?? "—"}`);
 }
@@ -26,7 +26,7 @@ $("use-phone").addEventListener("click", async () => {
   catch (error) { $("status").textContent = error.message; return; }
   const video = $("phone-view"); video.srcObject = stream; video.hidden = false; $("server-view").hidden = true; await video.play();
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(withToken(`${scheme}://${location.host}/v1/live`));
+  socket = new WebSocket(withToken(`${scheme}://${location.host}/v1/live?lang=${encodeURIComponent(lang)}`));
   socket.binaryType = "arraybuffer";
   socket.onmessage = event => {
     const message = JSON.parse(event.data);

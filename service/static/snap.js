@@ -17,7 +17,7 @@ function context() {
 let presets = [];
 async function loadPresets() {
   presets = await api("/v1/rules");
-  $("preset").innerHTML = presets.map(p => `<option value="${p.name}">${p.name} (${p.unit})</option>`).join("");
+  $("preset").innerHTML = presets.map(p => `<option value="${esc(p.name)}">${esc(p.name)} (${esc(p.unit)})</option>`).join("");
   $("preset").value = localStorage.getItem("taicam-preset") || "taiwan";
   showOptions();
 }
@@ -89,11 +89,11 @@ function show(result, errorMessage) {
   $("photo").onload = () => drawBoxes(result);
   const score = result.score || {};
   $("score-error").textContent = errorMessage || (score.error ? score.error.message : "");
-  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${p.name}</span><span>${p.tai}</span></li>`).join("");
+  $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${esc(p.name)}</span><span>${esc(p.tai)}</span></li>`).join("");
   $("total").textContent = score.total ?? "—";
   showWarnings(result.warnings);
   $("alternatives").innerHTML = (result.alternatives || []).length
-    ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${a.detection}">${tileLabel(a.winning_tile)} → ${a.total}</button>`).join(" ") + "</p>" : "";
+    ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${esc(a.detection)}">${esc(tileLabel(a.winning_tile))} → ${esc(a.total)}</button>`).join(" ") + "</p>" : "";
   document.querySelectorAll("[data-win]").forEach(b => b.addEventListener("click", () => { winningOverride = b.dataset.win; scoreWithWinning(); }));
   $("ledger-box").hidden = !score.total && score.total !== 0;
 }
@@ -138,7 +138,9 @@ function drawBoxes(result) {
     box.className = "box " + (roles[i] || "");
     box.dataset.id = i;
     Object.assign(box.style, { left: x1 * scale + "px", top: y1 * scale + "px", width: (x2 - x1) * scale + "px", height: (y2 - y1) * scale + "px" });
-    box.innerHTML = `<span>${tileLabel(d.code)}</span>`;
+    const label = document.createElement("span");
+    label.textContent = tileLabel(d.code);
+    box.appendChild(label);
     box.addEventListener("click", () => openPalette(i));
     wrap.appendChild(box);
   });
@@ -155,7 +157,7 @@ function openPalette(id) {
 
 async function loadTables() {
   const tables = await api("/v1/tables");
-  $("table").innerHTML = tables.length ? tables.map(tb => `<option value="${tb.id}">${tb.name}</option>`).join("") : `<option value="">${t("no_table")}</option>`;
+  $("table").innerHTML = tables.length ? tables.map(tb => `<option value="${esc(tb.id)}">${esc(tb.name)}</option>`).join("") : `<option value="">${t("no_table")}</option>`;
 }
 
 $("add").addEventListener("click", async () => {

@@ -1,0 +1,70 @@
+"""Image bytes from outside are sized from their header before any pixel is decoded.
+
+A 389 kB PNG can declare 20000 × 20000 pixels; decoding it takes 1.2 GB of BGR. Pillow reads
+only the header on ``Image.open``, so the size is known for the price of a few bytes, and an
+image over the pixel cap is refused before the decoder allocates anything. Decodes also run
+a few at a time, so several large photos at once cannot add up.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import warnings
+
+import numpy as np
+from PIL import Image
+
+from .frames import FrameError, decode_image
+
+DECODE_WAIT_S = 30.0  # a decode slot not free by then: the server is busy, say so
+
+
+class ImageRefused(FrameError):
+    """An image refused before decoding: ``code`` is ``too_large`` or ``busy``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from the header alone; ``FrameError`` when no image format is recognised."""
+    if not data:
+        raise FrameError("empty upload: no image bytes")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                return image.size
+    except Image.DecompressionBombError as error:  # Pillow's own cap (about 179 MP) is far above ours
+        raise ImageRefused("too_large", f"image too large: {error}") from error
+    # Pillow's ways of saying "not an image"; ImportError where ultralytics, imported in the same
+    # process, has patched Image.open to fetch a HEIF plugin for anything Pillow cannot identify.
+    except (OSError, ValueError, SyntaxError, EOFError, ImportError) as error:
+        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)") from error
+
+
+class ImageDecoder:
+    """Checks the pixel count from the header, then decodes, at most ``max_concurrent`` at once."""
+
+    def __init__(self, max_pixels: int = 40_000_000, max_concurrent: int = 2):
+        self.max_pixels = max_pixels
+        self._slots = threading.BoundedSemaphore(max(1, max_concurrent))
+
+    def check(self, data: bytes) -> tuple[int, int]:
+        width, height = image_size(data)
+        if width * height > self.max_pixels:
+            raise ImageRefused(
+                "too_large", f"image too large: {width}×{height} pixels, over the {self.max_pixels / 1e6:g} MP limit"
+            )
+        return width, height
+
+    def decode(self, data: bytes) -> np.ndarray:
+        self.check(data)
+        if not self._slots.acquire(timeout=DECODE_WAIT_S):
+            raise ImageRefused("busy", "too many images being decoded at once; try again")
+        try:
+            return decode_image(data, max_pixels=self.max_pixels)
+        finally:
+            self._slots.release()
