@@ -37,7 +37,7 @@ from service import security
 from service.app import MAX_HANDS_PER_REQUEST, create_app
 from service.ledger import Ledger
 from service.settings import Settings, bind
-from tests.conftest import FakeDetector
+from tests.fakes import FakeDetector
 from tests.scoring_helpers import hand
 from vision.image_guard import ImageDecoder, ImageRefused
 
@@ -310,7 +310,7 @@ SERVER = """
 import sys, uvicorn
 from service.app import create_app
 from service.settings import Settings
-from tests.conftest import FakeDetector
+from tests.fakes import FakeDetector
 settings = Settings(data_dir=sys.argv[2], label_dir=sys.argv[3])
 uvicorn.run(create_app(settings, detector_factory=lambda s: FakeDetector()), host="127.0.0.1", port=int(sys.argv[1]),
             log_level="warning")
@@ -435,9 +435,12 @@ def test_live_websocket_handshake_and_a_scored_hand_over_a_real_server(real_serv
 
 
 def test_live_query_with_odd_digits_does_not_break_the_socket(client):
-    with client.websocket_connect("/v1/live?stable=%C2%B2&dealer_streak=%C2%B2") as live:
+    with client.websocket_connect("/v1/live?stable=%C2%B2") as live:  # '²'.isdigit(): the default stands
         live.send_bytes(jpeg())
         assert len(live.receive_json()["detections"]) == 17
+    with client.websocket_connect("/v1/live?dealer_streak=%C2%B2") as live:  # a context field is validated
+        refused = live.receive_json()["error"]
+        assert refused["code"] == "invalid_request" and refused["details"]["problems"][0]["field"] == "dealer_streak"
 
 
 def test_over_limit_content_length_is_answered_413_to_urllib(real_server):
