@@ -25,9 +25,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet pip==$(PIP_VERSION)
 
-# Installed only if missing.
+# Installed only if missing. A removed package whose config files remain still answers `dpkg -s`,
+# so the check reads its status.
 system-packages:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:" $$missing; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -40,6 +42,7 @@ run: $(BIN)/python
 
 test: $(BIN)/python system-packages
 	$(BIN)/pip install --quiet -r $(DEV_LOCK) -e ".[dev,train]"
+	$(BIN)/python -c "from taicam_datasets.faces import render_fonts; render_fonts()"  # fails at once, naming the package
 	$(MAKE) check
 
 check:
