@@ -34,6 +34,7 @@ class TrainConfig:
     cache: bool = False
     patience: int = 100
     warmup_epochs: float = 3.0  # lower it when fine-tuning from trained weights
+    calibration: Path | None = None  # YOLO-layout folder whose train photos calibrate INT8; default data[0]
 
 
 def offline_ultralytics(config_dir: Path):
@@ -106,14 +107,15 @@ def train(config: TrainConfig) -> Path:
         **extra,
     )
     best = work / "run" / "weights" / "best.pt"
-    return export(best, config.imgsz, work / "taicam-tiles.onnx")
+    return export(best, config.imgsz, work / "taicam-tiles.onnx", config.calibration or config.data[0])
 
 
-def export(weights: Path, imgsz: int, target: Path) -> Path:
-    """Export ``weights`` to ONNX at ``target`` and check that the runtime accepts it.
+def export(weights: Path, imgsz: int, target: Path, calibration: Path | None = None) -> Path:
+    """Export ``weights`` to ONNX at ``target`` and check that the runtime accepts it; with
+    ``calibration`` (a YOLO-layout folder), also its INT8 copy beside it (``models.quantize``).
 
     The export is dynamic-shape: 16:9 frames then run at 640×384, and the second pass on a
-    large photo reads its region in one rectangular run.
+    large photo reads its region in one rectangular run. Returns the float model's path.
     """
     ultralytics = offline_ultralytics(target.parent / "ultralytics-config")
     model = ultralytics.YOLO(str(weights))
@@ -128,4 +130,8 @@ def export(weights: Path, imgsz: int, target: Path) -> Path:
     from vision.detector import TileDetector
 
     TileDetector(target, classifier_path=None)  # raises if onnxruntime cannot load it or the classes differ
+    if calibration is not None:
+        from .quantize import quantize_detector
+
+        quantize_detector(target, calibration)
     return target

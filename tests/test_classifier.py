@@ -226,9 +226,13 @@ def test_an_empty_classifier_setting_turns_it_off(monkeypatch):
     assert TileDetector(BUNDLED_MODEL, classifier_path=Settings().classifier_path).classifier is None
 
 
-def test_fixed_shape_models_take_the_second_pass_in_windows(detector):
+def test_fixed_shape_models_take_the_second_pass_in_windows():
     from vision.photo import detect_photo
 
+    # The float model: this checks the windows, and INT8 reads this scene's windows 4 tiles worse
+    # (0.72 against 0.84 recall; the dynamic second pass 0.91 against 0.94, models/README.md).
+    models = BUNDLED_MODEL.parent
+    detector = TileDetector(models / "taicam-tiles.onnx", classifier_path=models / "taicam-tile-classifier.onnx")
     scene = render_scene(2, "table")
     image = cv2.resize(scene.image, (4000, 3000), interpolation=cv2.INTER_CUBIC)
     detector.stride = None  # as a model exported without a dynamic shape

@@ -60,3 +60,6 @@ def test_one_epoch_train_and_export_loads_in_onnxruntime(tmp_path):
     image = np.zeros((200, 300, 3), np.uint8)
     assert len(detector.detect(image, conf=0.5)) >= 0
     assert Path(onnx_path).stat().st_size < 25 * 1024 * 1024
+    # Every export ships an INT8 copy beside the float model (models/quantize.py).
+    int8 = TileDetector(Path(onnx_path).with_name("taicam-tiles.int8.onnx"), classifier_path=None)
+    assert int8.info.names == TILE_CODES and len(int8.detect(image, conf=0.5)) >= 0

@@ -17,7 +17,9 @@ from .classifier import BUNDLED_CLASSIFIER, TileClassifier
 from .detections import Detections, suppress_contained
 from .onnx_session import ModelError, open_session
 
-BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
+# INT8 (models/quantize.py): 0.64 × the float model's time, real-photo figures within half a point
+# (models/README.md). The float model stays beside it for ``--model models/taicam-tiles.onnx``.
+BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.int8.onnx"
 PAD_VALUE = 114
 
 
@@ -89,7 +91,9 @@ class TileDetector:
         classifier_path: Path | str | None = BUNDLED_CLASSIFIER,
     ):
         path = Path(model_path)
-        self.session = open_session(path, threads)
+        # No spinning: idle onnxruntime threads that spin take the cores from OpenCV's warp and
+        # the frame reader; measured in one process, 0.64–0.99 × the spinning session's time.
+        self.session = open_session(path, threads, spinning=False)
         self.info = ModelInfo.from_metadata(self.session.get_modelmeta().custom_metadata_map, str(path))
         model_input = self.session.get_inputs()[0]
         self.input_name = model_input.name
