@@ -1,0 +1,179 @@
+"""Issue 18, the data loop: photos kept at the table become labels, a store trains, models swap live."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from taicam_datasets.labels import Box, LabelError, LabelStore
+
+from service.app import create_app
+from service.settings import Settings
+from tests.fakes import FakeDetector
+
+CSRF = {"x-taicam-csrf": "1"}
+# FakeDetector's hand: 1m-6m, 7p 8p 9p, 2s 3s 4s, the pair 5p 5p (detections 12, 13), 6s 7s, winning 8s.
+PAIR_TO_9S = {"12": "9s", "13": "9s"}  # still a legal hand, with a pair of 9s
+BREAKS_THE_HAND = {"0": "9p"}  # 9p 2m 3m is no meld: the hand cannot be scored
+
+
+def photo(seed: int = 0, exif: bool = False) -> bytes:
+    image = np.random.default_rng(seed).integers(60, 200, (240, 800, 3), np.uint8)
+    data = cv2.imencode(".jpg", image)[1].tobytes()
+    if exif:  # an APP1 Exif segment right after SOI, as a phone writes (here an empty IFD and a maker tag)
+        tiff = b"II*\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00" + b"PHONE-MAKER-SECRET"
+        body = b"Exif\x00\x00" + tiff
+        data = data[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + data[2:]
+    return data
+
+
+def score(client: TestClient, data: bytes, corrections: dict[str, str] | None = None, **fields: str):
+    form = {"save_for_training": "true", **fields}
+    if corrections is not None:
+        form["corrections"] = json.dumps(corrections)
+    return client.post("/v1/score", files={"image": ("hand.jpg", data, "image/jpeg")}, data=form)
+
+
+@pytest.fixture
+def client(settings):
+    with TestClient(create_app(settings, detector_factory=lambda s: FakeDetector())) as client:
+        yield client
+
+
+def test_a_kept_photo_is_listed_first_with_its_corrected_box_on_the_same_server(client, settings):
+    other = score(client, photo(1))  # kept without corrections: a pre-label only
+    assert other.status_code == 200
+    answer = score(client, photo(2, exif=True), PAIR_TO_9S)
+    assert answer.status_code == 200, answer.text
+    image_id = answer.json()["saved_for_training"]["image_id"]
+    assert isinstance(image_id, int) and image_id != other.json()["saved_for_training"]["image_id"]
+    assert answer.json()["model"] == "fake.onnx"
+
+    queue = client.get("/v1/label/images").json()
+    assert queue[0]["id"] == image_id and queue[0]["source"] == "snap"
+    image = client.get(f"/v1/label/images/{image_id}").json()
+    states = [(b["code"], b["state"]) for b in image["boxes"]]
+    assert states[12] == states[13] == ("9s", "corrected")
+    assert {state for i, (_, state) in enumerate(states) if i not in (12, 13)} == {"unchecked"}
+    assert image["hand"]["concealed"].count("9s") == 2 and image["preset"] == "taiwan" and not image["unscorable"]
+    assert image["corrections"] == PAIR_TO_9S
+    stored = (settings.data_dir / "labels" / "images").glob("*.jpg")
+    assert all(b"Exif" not in path.read_bytes() and b"SECRET" not in path.read_bytes() for path in stored)
+
+    confirmed = client.post(f"/v1/label/images/{image_id}/confirm", headers=CSRF).json()
+    assert confirmed["confirmed"] and {b["state"] for b in confirmed["boxes"]} == {"corrected", "confirmed"}
+    assert [b["state"] for b in confirmed["boxes"]][12] == "corrected"
+
+
+def test_a_422_carries_the_kept_photo_inside_the_error_details_and_is_marked_unscorable(client):
+    answer = score(client, photo(3), BREAKS_THE_HAND)
+    assert answer.status_code == 422
+    image_id = answer.json()["error"]["details"]["saved_for_training"]["image_id"]
+    image = client.get(f"/v1/label/images/{image_id}").json()
+    assert image["unscorable"] and image["boxes"][0] == {**image["boxes"][0], "code": "9p", "state": "corrected"}
+
+
+def test_posting_the_same_photo_again_updates_its_capture_and_without_the_switch_nothing_is_kept(client):
+    first = score(client, photo(4)).json()["saved_for_training"]["image_id"]
+    again = score(client, photo(4), PAIR_TO_9S).json()["saved_for_training"]["image_id"]
+    assert again == first and len(client.get("/v1/label/images").json()) == 1
+    assert client.get(f"/v1/label/images/{first}").json()["boxes"][12]["state"] == "corrected"
+    plain = client.post("/v1/score", files={"image": ("hand.jpg", photo(5), "image/jpeg")})
+    assert plain.status_code == 200 and "saved_for_training" not in plain.json()
+    assert len(client.get("/v1/label/images").json()) == 1
+
+
+def test_a_full_store_says_so_and_the_score_still_comes_back(tmp_path):
+    settings = Settings(data_dir=tmp_path / "data", allowed_hosts=["testserver"], training_store_max_images=1)
+    with TestClient(create_app(settings, detector_factory=lambda s: FakeDetector())) as client:
+        assert score(client, photo(6)).json()["saved_for_training"]["image_id"] == 1
+        full = score(client, photo(7))
+        assert full.status_code == 200 and full.json()["score"]["total"] > 0
+        refused = full.json()["saved_for_training"]
+        assert refused["image_id"] is None and refused["error"]["code"] == "store_full"
+        assert "TAICAM_TRAINING_STORE_MAX_IMAGES" in refused["error"]["message"]
+
+
+def test_serve_gives_the_label_api_a_store_under_the_data_dir_by_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("TAICAM_DATA_DIR", str(tmp_path / "home"))
+    settings = Settings(allowed_hosts=["testserver"])
+    with TestClient(create_app(settings, detector_factory=lambda s: FakeDetector())) as client:
+        assert client.get("/v1/label/images").status_code == 200  # was 404 labeling_off
+        image_id = score(client, photo(8)).json()["saved_for_training"]["image_id"]
+    assert LabelStore(tmp_path / "home" / "labels").image(image_id)["source"] == "snap"
+
+
+def test_live_keeps_the_frame_a_hand_became_stable_on_when_asked(client):
+    with client.websocket_connect("/v1/live?stable=1&save_for_training=true") as socket:
+        socket.send_bytes(photo(9))
+        message = socket.receive_json()
+    assert message["model"] == "fake.onnx"
+    image_id = message["stable"]["saved_for_training"]["image_id"]
+    assert client.get("/v1/label/images").json()[0] == {**client.get("/v1/label/images").json()[0], "id": image_id, "source": "live"}
+
+
+OLD_SCHEMA = """
+CREATE TABLE images (id INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, original TEXT NOT NULL, session TEXT NOT NULL,
+    sha1 TEXT NOT NULL UNIQUE, width INTEGER NOT NULL, height INTEGER NOT NULL, checked INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 1, created REAL NOT NULL);
+CREATE TABLE boxes (image_id INTEGER NOT NULL REFERENCES images(id), position INTEGER NOT NULL, code TEXT NOT NULL,
+    x1 REAL NOT NULL, y1 REAL NOT NULL, x2 REAL NOT NULL, y2 REAL NOT NULL, source TEXT NOT NULL, confidence REAL,
+    PRIMARY KEY (image_id, position));
+CREATE TABLE revisions (image_id INTEGER NOT NULL, version INTEGER NOT NULL, boxes TEXT NOT NULL, saved REAL NOT NULL,
+    PRIMARY KEY (image_id, version));
+INSERT INTO images VALUES (1, 'a.jpg', 'a.jpg', 'tableA', 'x', 800, 240, 0, 3, 0);
+INSERT INTO boxes VALUES (1, 0, '3m', 1, 1, 40, 60, 'human', NULL), (1, 1, '4m', 50, 1, 90, 60, 'model', 0.5);
+"""
+
+
+def test_a_store_from_before_the_loop_gains_its_columns_and_keeps_its_labels(tmp_path):
+    root = tmp_path / "labels"
+    (root / "images").mkdir(parents=True)
+    (root / "images" / "a.jpg").write_bytes(photo(10))
+    with sqlite3.connect(root / "labels.db") as db:
+        db.executescript(OLD_SCHEMA)
+    image = LabelStore(root).image(1)
+    assert image["source"] == "import" and image["split"] in ("train", "val") and image["version"] == 3
+    assert [(b["code"], b["state"]) for b in image["boxes"]] == [("3m", "corrected"), ("4m", "unchecked")]
+    assert LabelStore(root).image(1) == image  # opening it again changes nothing
+
+
+def test_review_queue_corrected_then_unscorable_then_least_confident(tmp_path):
+    from taicam_datasets.labels import Capture
+
+    store = LabelStore(tmp_path / "labels")
+
+    def keep(seed: int, state: str, unscorable: bool, confidence: float) -> int:
+        boxes = (Box("1m", 0, 0, 10, 10, "model", confidence, "unchecked"), Box("2m", 20, 0, 30, 10, "human", None, state))
+        image = np.full((60, 80, 3), seed, np.uint8)
+        return store.add_capture(Capture(image, hashlib.sha1(bytes([seed])).hexdigest(), "snap", "s", "taiwan", None, {}, unscorable, boxes))
+
+    sure = keep(1, "unchecked", False, 0.9)
+    unsure = keep(2, "unchecked", False, 0.2)
+    unscorable = keep(3, "unchecked", True, 0.95)
+    corrected = keep(4, "corrected", False, 0.99)
+    assert [e["id"] for e in store.queue()] == [corrected, unscorable, unsure, sure]
+
+
+def test_the_store_refuses_past_its_byte_cap(tmp_path):
+    store = LabelStore(tmp_path / "labels", max_bytes=len(photo(11)) + 10)
+    store.add_image(photo(11), "a.jpg")
+    with pytest.raises(LabelError) as full:
+        store.add_image(photo(12), "b.jpg")
+    assert full.value.code == "store_full"
+
+
+def test_a_photos_split_is_fixed_when_it_enters_the_store(tmp_path):
+    store = LabelStore(tmp_path / "labels")
+    image_id = store.add_image(photo(13), "tableB_001.jpg")["id"]
+    split = store.image(image_id)["split"]
+    with sqlite3.connect(store.root / "labels.db") as db:  # a later taicam could hash sessions differently
+        db.execute("UPDATE images SET session = 'renamed' WHERE id = ?", (image_id,))
+    export = store.export(tmp_path / "out", trainable_only=False)
+    assert export[split] == 1
