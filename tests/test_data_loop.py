@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sqlite3
 
 import cv2
@@ -115,7 +114,8 @@ def test_live_keeps_the_frame_a_hand_became_stable_on_when_asked(client):
         message = socket.receive_json()
     assert message["model"] == "fake.onnx"
     image_id = message["stable"]["saved_for_training"]["image_id"]
-    assert client.get("/v1/label/images").json()[0] == {**client.get("/v1/label/images").json()[0], "id": image_id, "source": "live"}
+    first = client.get("/v1/label/images").json()[0]
+    assert (first["id"], first["source"]) == (image_id, "live")
 
 
 OLD_SCHEMA = """
@@ -152,7 +152,8 @@ def test_review_queue_corrected_then_unscorable_then_least_confident(tmp_path):
     def keep(seed: int, state: str, unscorable: bool, confidence: float) -> int:
         boxes = (Box("1m", 0, 0, 10, 10, "model", confidence, "unchecked"), Box("2m", 20, 0, 30, 10, "human", None, state))
         image = np.full((60, 80, 3), seed, np.uint8)
-        return store.add_capture(Capture(image, hashlib.sha1(bytes([seed])).hexdigest(), "snap", "s", "taiwan", None, {}, unscorable, boxes))
+        digest = hashlib.sha1(bytes([seed])).hexdigest()
+        return store.add_capture(Capture(image, digest, "snap", "s", "taiwan", None, {}, unscorable, boxes))
 
     sure = keep(1, "unchecked", False, 0.9)
     unsure = keep(2, "unchecked", False, 0.2)
@@ -177,3 +178,47 @@ def test_a_photos_split_is_fixed_when_it_enters_the_store(tmp_path):
         db.execute("UPDATE images SET session = 'renamed' WHERE id = ?", (image_id,))
     export = store.export(tmp_path / "out", trainable_only=False)
     assert export[split] == 1
+
+
+def test_reload_serves_a_newer_file_and_a_failed_load_keeps_the_old_one(tmp_path):
+    import hashlib as digests
+    import shutil
+
+    onnx = pytest.importorskip("onnx", reason="onnx writes the second model file")
+    from vision.detector import BUNDLED_MODEL
+
+    models = tmp_path / "models"
+    models.mkdir()
+    shutil.copy(BUNDLED_MODEL, models / "current.onnx")
+    newer = onnx.load(str(BUNDLED_MODEL))
+    newer.doc_string = "retrained at the table"
+    onnx.save(newer, str(models / "newer.onnx"))
+    (models / "broken.onnx").write_bytes(b"not a model")
+    settings = Settings(
+        data_dir=tmp_path / "data", model_path=models / "current.onnx", classifier_path=None, allowed_hosts=["testserver"],
+        token="t0ken",
+    )  # fmt: skip
+    auth = {"authorization": "Bearer t0ken"}
+
+    def version(name: str) -> str:
+        return f"{name}@sha256:{digests.sha256((models / name).read_bytes()).hexdigest()[:12]}"
+
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/readyz", headers=auth).json()["model"] == version("current.onnx")
+        assert client.post("/v1/models/reload", json={}).status_code == 401  # the token, as everywhere on the LAN
+        assert client.post("/v1/models/reload", headers=auth).status_code == 403  # no JSON body, no CSRF header
+        for bad in ("../current.onnx", ".hidden.onnx", "model.txt"):
+            assert client.post("/v1/models/reload", json={"file": bad}, headers=auth).json()["error"]["code"] == "bad_path"
+        failed = client.post("/v1/models/reload", json={"file": "broken.onnx"}, headers=auth)
+        assert failed.status_code == 422 and failed.json()["error"]["details"]["model"] == version("current.onnx")
+        assert client.get("/readyz", headers=auth).json()["model"] == version("current.onnx")
+        detected = client.post("/v1/detect", files={"image": ("x.jpg", photo(14), "image/jpeg")}, headers=auth)
+        assert detected.status_code == 200 and detected.json()["model"] == version("current.onnx")
+        swapped = client.post("/v1/models/reload", json={"file": "newer.onnx"}, headers=auth).json()
+        assert swapped == {"model": version("newer.onnx"), "classifier": None, "previous": version("current.onnx")}
+        assert version("newer.onnx") != version("current.onnx")
+        assert client.get("/readyz", headers=auth).json()["model"] == version("newer.onnx")
+        scored = client.post("/v1/score", files={"image": ("x.jpg", photo(15), "image/jpeg")}, headers=auth)
+        assert scored.json()["error"]["details"]["model"] == version("newer.onnx")  # a random picture: no hand
+        again = client.post("/v1/models/reload", headers={**auth, **CSRF})  # the same file, read again
+        assert again.json()["model"] == version("newer.onnx")
