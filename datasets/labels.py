@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -493,6 +493,8 @@ class LabelStore:
         """Replace the boxes, based on ``version``; a stale version is a conflict."""
         meta = self.image(image_id)
         boxes = [Box.from_json(raw, meta["width"], meta["height"]) for raw in raw_boxes]
+        if checked:  # the reviewer looked at every box: what they left alone they confirmed
+            boxes = [replace(b, state="confirmed") if b.state == "unchecked" else b for b in boxes]
         with self._write() as db:
             current = db.execute("SELECT version FROM images WHERE id = ?", (image_id,)).fetchone()["version"]
             if current != version:

@@ -222,3 +222,13 @@ def test_reload_serves_a_newer_file_and_a_failed_load_keeps_the_old_one(tmp_path
         assert scored.json()["error"]["details"]["model"] == version("newer.onnx")  # a random picture: no hand
         again = client.post("/v1/models/reload", headers={**auth, **CSRF})  # the same file, read again
         assert again.json()["model"] == version("newer.onnx")
+
+
+def test_checking_an_image_in_label_confirms_the_boxes_left_alone_and_keeps_corrections(tmp_path):
+    store = LabelStore(tmp_path / "labels")
+    image_id = store.add_image(photo(16), "a.jpg", boxes=[Box("1m", 0, 0, 10, 10, "model", 0.5)])["id"]
+    drawn = {"code": "2m", "box": [20, 0, 30, 10], "source": "human"}  # drawn in /label, sent without a state
+    saved = store.save(image_id, [*store.image(image_id)["boxes"], drawn], 1, checked=True)
+    assert [b["state"] for b in saved["boxes"]] == ["confirmed", "corrected"]
+    with pytest.raises(LabelError, match="state is one of"):
+        store.save(image_id, [{**drawn, "state": "maybe"}], saved["version"])
