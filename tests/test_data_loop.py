@@ -232,3 +232,94 @@ def test_checking_an_image_in_label_confirms_the_boxes_left_alone_and_keeps_corr
     assert [b["state"] for b in saved["boxes"]] == ["confirmed", "corrected"]
     with pytest.raises(LabelError, match="state is one of"):
         store.save(image_id, [{**drawn, "state": "maybe"}], saved["version"])
+
+
+# --- taicam train and taicam eval on a store ------------------------------------------------------
+def _sessions(split: str, count: int) -> list[str]:
+    from taicam_datasets.labels import STORE_VAL_FRACTION, split_of
+
+    return [name for name in (f"table{i}" for i in range(10_000)) if split_of(name, STORE_VAL_FRACTION) == split][:count]
+
+
+def _store_of_kept_photos(tmp_path, trainable: int = 5) -> LabelStore:
+    """Synthetic scenes kept as snaps: two in a val session, the rest in train sessions; each has one
+    corrected box, and one more photo has none (an unchecked pre-label only, never trained on)."""
+    from dataclasses import replace
+
+    from taicam_datasets.labels import Capture
+    from taicam_datasets.layout import read_labels
+    from taicam_datasets.synth import synthesize
+
+    from scoring.tiles import TILE_CODES
+
+    synth = tmp_path / "synth"
+    synthesize(synth, trainable + 1, seed=5, workers=1, progress=False)
+    sessions = _sessions("val", 1) * 2 + _sessions("train", trainable - 1)
+    store = LabelStore(tmp_path / "store")
+    for k, path in enumerate(sorted((synth / "images").rglob("*.jpg"))):
+        image = cv2.imread(str(path))
+        height, width = image.shape[:2]
+        boxes = [
+            Box(TILE_CODES[c], (x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height,
+                "model", 0.6, "unchecked")
+            for c, x, y, w, h in read_labels(synth / "labels" / path.parent.name / f"{path.stem}.txt")
+        ]  # fmt: skip
+        corrections = {0: boxes[0].code} if k < trainable else {}
+        if corrections:
+            boxes[0] = replace(boxes[0], source="human", confidence=None, state="corrected")
+        session = sessions[k] if k < trainable else sessions[-1]
+        digest = hashlib.sha1(path.name.encode()).hexdigest()
+        store.add_capture(Capture(image, digest, "snap", session, "taiwan", None, corrections, False, tuple(boxes)))
+    return store
+
+
+def test_train_on_a_store_with_no_vouched_photo_is_one_line_and_exit_2(tmp_path, capsys):
+    from taicam.cli import main
+
+    store = LabelStore(tmp_path / "store")
+    store.add_image(photo(17), "table_001.jpg", boxes=[Box("1m", 0, 0, 30, 40, "model", 0.5)])
+    assert main(["train", "--data", str(store.root), "--out", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("taicam train:") and "no checked, corrected or confirmed photo" in error and "\n" not in error
+
+
+@pytest.mark.slow
+def test_train_takes_the_store_directly_and_runs_one_epoch_on_cpu(tmp_path, capsys):
+    pytest.importorskip("ultralytics", reason="the 'train' extra is not installed")
+    from taicam.cli import main
+    from vision.detector import TileDetector
+
+    store = _store_of_kept_photos(tmp_path)
+    splits = {entry["id"]: store.image(entry["id"])["split"] for entry in store.queue()}
+    run = tmp_path / "run"
+    argv = ["train", "--data", str(store.root), "--out", str(run), "--epochs", "1", "--imgsz", "128", "--batch", "4"]
+    assert main([*argv, "--workers", "0"]) == 0
+    assert "3 train and 2 val photos" in capsys.readouterr().out  # the unchecked sixth photo stays out
+    exported = run / "store-store"
+    assert len(list((exported / "labels" / "train").glob("*.txt"))) == 3
+    assert len(list((exported / "labels" / "val").glob("*.txt"))) == 2
+    assert TileDetector(run / "taicam-tiles.onnx", classifier_path=None).info.imgsz == (128, 128)
+    assert {entry["id"]: store.image(entry["id"])["split"] for entry in store.queue()} == splits  # never moved
+
+
+@pytest.mark.slow
+def test_eval_compare_prints_a_row_per_model_and_their_difference(tmp_path, capsys):
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from taicam_datasets.synth import synthesize
+
+    from taicam.cli import main
+    from vision.detector import BUNDLED_MODEL
+
+    smaller = tmp_path / "taicam-tiles-int8.onnx"
+    quantize_dynamic(str(BUNDLED_MODEL), str(smaller), weight_type=QuantType.QUInt8)
+    data = tmp_path / "synth"
+    synthesize(data, 12, seed=8, workers=1, progress=False, framing="hand")
+    assert list((data / "images" / "val").glob("*.jpg")), "the synthesizer puts some scenes in val"
+    assert main(["eval", "--compare", str(BUNDLED_MODEL), str(smaller), "--data", str(data), "--no-classifier"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines]
+    assert rows[0][0] == "model" and rows[1][0] == BUNDLED_MODEL.name and rows[2][0] == smaller.name
+    assert rows[3][0] == "difference" and len(rows[3]) == len(rows[0])
+    first, second = (list(map(float, row[1:])) for row in rows[1:3])
+    assert [float(v) for v in rows[3][1:]] == pytest.approx([b - a for a, b in zip(first, second, strict=True)], abs=2e-4)
+    assert lines[4].startswith("per-class recall change:")
