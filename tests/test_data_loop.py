@@ -323,3 +323,16 @@ def test_eval_compare_prints_a_row_per_model_and_their_difference(tmp_path, caps
     first, second = (list(map(float, row[1:])) for row in rows[1:3])
     assert [float(v) for v in rows[3][1:]] == pytest.approx([b - a for a, b in zip(first, second, strict=True)], abs=2e-4)
     assert lines[4].startswith("per-class recall change:")
+
+
+def test_every_shipped_model_has_its_registry_entry():
+    from service.model_version import file_version
+    from vision.classifier import BUNDLED_CLASSIFIER
+    from vision.detector import BUNDLED_MODEL
+
+    registry = json.loads((BUNDLED_MODEL.parent / "registry.json").read_text())["models"]
+    for shipped in (BUNDLED_MODEL, BUNDLED_CLASSIFIER):
+        entry = next((e for e in registry if e["file"] == shipped.name), None)
+        assert entry is not None, f"models/registry.json has no entry for {shipped.name}"
+        assert file_version(shipped) == f"{shipped.name}@sha256:{entry['sha256'][:12]}", "a new file ships with a new entry"
+        assert entry["shipped"] and entry["data"] and entry["figures"]["command"].startswith("taicam eval")
