@@ -336,3 +336,42 @@ def test_every_shipped_model_has_its_registry_entry():
         assert entry is not None, f"models/registry.json has no entry for {shipped.name}"
         assert file_version(shipped) == f"{shipped.name}@sha256:{entry['sha256'][:12]}", "a new file ships with a new entry"
         assert entry["shipped"] and entry["data"] and entry["figures"]["command"].startswith("taicam eval")
+
+
+KEEPER = """
+import hashlib, sys
+import numpy as np
+from taicam_datasets.labels import Box, Capture, LabelStore
+store = LabelStore(sys.argv[1])
+print("ready", flush=True)
+k = 0
+while True:
+    k += 1
+    image = np.full((480, 640, 3), k % 250, np.uint8)
+    box = (Box("3m", 10, 10, 60, 80, "human", None, "corrected"),)
+    digest = hashlib.sha1(str(k).encode()).hexdigest()
+    store.add_capture(Capture(image, digest, "snap", "snap-kill", "taiwan", {"concealed": []}, {0: "3m"}, False, box))
+"""
+
+
+def test_killing_the_server_while_it_keeps_photos_leaves_every_kept_photo_whole(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "labels"
+    LabelStore(root)
+    process = subprocess.Popen([sys.executable, "-c", KEEPER, str(root)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    time.sleep(1.5)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    store = LabelStore(root)
+    kept = store.queue()
+    assert len(kept) > 3
+    for entry in kept:  # every committed photo has its whole file and its boxes
+        assert store.load(entry["id"]) is not None and store.image(entry["id"])["boxes"][0]["state"] == "corrected"
+    # A file under its final name is whole (a kill mid-write leaves at most a hidden .tmp beside it).
+    assert all(cv2.imread(str(path)) is not None for path in (root / "images").glob("[!.]*.jpg"))
