@@ -9,11 +9,9 @@ from __future__ import annotations
 import base64
 import logging
 import re
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,7 +20,7 @@ from fastapi import Depends, FastAPI, File, Form, Query, Request, UploadFile, We
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from swagger_ui_bundle import swagger_ui_path
 from taicam_datasets.labels import LabelStore
 
@@ -43,7 +41,7 @@ from .labeling import build_router
 from .ledger import HISTORY_PAGE, MAX_HISTORY_PAGE, SQLITE_MAX_INTEGER, Ledger
 from .live import LiveScorer
 from .messages import pick_language
-from .model_version import detector_versions
+from .model_version import ServingDep, build_models_router, serve_detector
 from .pipeline import recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, RowId, TableIn
 from .security import SecurityGate
@@ -59,39 +57,6 @@ MAX_HANDS_PER_REQUEST = 100
 MAX_STABLE_FRAMES = 60
 # Of the routes above the label router, the labeling tool keeps only these.
 LABELING_PATHS = ("/healthz", "/readyz", "/openapi.json", "/docs")
-MODEL_SUFFIX = ".onnx"
-
-
-@dataclass(frozen=True)
-class Serving:
-    """The detector in service and its versions, swapped as one so an answer names the model that made it."""
-
-    detector: TileDetector
-    model: str | None
-    classifier: str | None
-
-
-class ReloadIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    file: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
-        description="an .onnx file name beside the model in service; default: the same file, read again",
-    )
-
-
-def serving_dep(request: Request) -> Serving:
-    serving = request.app.state.serving
-    if serving is None:
-        raise ApiError(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
-    return serving
-
-
-def _serve(app: FastAPI, detector: TileDetector) -> None:
-    versions = detector_versions(detector)
-    app.state.serving = Serving(detector, versions["model"], versions["classifier"])
-    app.state.detector = detector  # for the labeling tool's pre-labels and new live connections
 
 
 def ledger_dep(request: Request) -> Ledger:
@@ -110,7 +75,6 @@ def language_dep(request: Request) -> str:
     return pick_language(request.query_params.get("lang") or request.headers.get("accept-language"))
 
 
-ServingDep = Annotated[Serving, Depends(serving_dep)]
 LanguageDep = Annotated[str, Depends(language_dep)]
 CameraDep = Annotated[ServerCamera, Depends(camera_dep)]
 LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
@@ -130,7 +94,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         try:
             detector = detector_factory(settings)
             if detector is not None:
-                _serve(app, detector)
+                serve_detector(app, detector)
         except Exception as error:  # the service still serves rules, hands and the ledger
             app.state.model_error = str(error)
             log.error("model not loaded: %s", error)
@@ -181,33 +145,6 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         if serving is None:
             return envelope(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
         return JSONResponse({"status": "ready", "model": serving.model, "classifier": serving.classifier})
-
-    reload_lock = threading.Lock()
-
-    @app.post("/v1/models/reload", tags=["models"])
-    def reload_model(request: Request, body: ReloadIn | None = None) -> dict[str, Any]:
-        """Load the model file again (or another .onnx beside it) and serve it; a failed load keeps the old one."""
-        current = request.app.state.serving
-        path = settings.model_path
-        if body is not None and body.file is not None:
-            if Path(body.file).name != body.file or body.file.startswith(".") or not body.file.endswith(MODEL_SUFFIX):
-                raise ApiError(422, "bad_path", f"give a plain {MODEL_SUFFIX} file name beside the model in service")
-            path = settings.model_path.parent / body.file
-        with reload_lock:  # one load at a time: two would hold two models in memory
-            try:
-                detector = detector_factory(settings.model_copy(update={"model_path": path}))
-                if detector is None:
-                    raise ValueError("no detector came back")
-            except Exception as error:
-                still = current.model if current else None
-                raise ApiError(
-                    422, "model_not_loaded", f"{path.name} did not load ({error}); still serving {still}", {"model": still}
-                ) from error
-            _serve(request.app, detector)
-            settings.model_path = path  # the next plain reload reads this file again
-        serving = request.app.state.serving
-        log.warning("model reloaded: %s (was %s)", serving.model, current.model if current else None)
-        return {"model": serving.model, "classifier": serving.classifier, "previous": current.model if current else None}
 
     # --- scoring ---------------------------------------------------------------------------
     @app.get("/v1/rules", tags=["scoring"])
@@ -386,6 +323,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def camera_events(camera: CameraDep) -> StreamingResponse:
         return StreamingResponse(camera.events(), media_type="text/event-stream")
 
+    app.include_router(build_models_router(settings, detector_factory))
     if settings.labeling_only:  # taicam label: the user's ledger and the scoring API stay out of reach
         app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     app.include_router(build_router(settings.max_upload_bytes))
