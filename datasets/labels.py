@@ -254,7 +254,7 @@ class LabelStore:
         if count + 1 > self.max_images or used + size > self.max_bytes:
             raise LabelError(
                 "store_full",
-                f"the label store {self.root} is full ({count} photos, {used / 1024**2:.0f} MB; limits {self.max_images}"
+                f"the label store is full ({count} photos, {used / 1024**2:.0f} MB; limits {self.max_images}"
                 f" photos, {self.max_bytes / 1024**2:.0f} MB): export and train on it, move it aside, or raise"
                 " TAICAM_TRAINING_STORE_MAX_IMAGES / TAICAM_TRAINING_STORE_MAX_MB",
             )

@@ -97,6 +97,7 @@ def test_a_full_store_says_so_and_the_score_still_comes_back(tmp_path):
         refused = full.json()["saved_for_training"]
         assert refused["image_id"] is None and refused["error"]["code"] == "store_full"
         assert "TAICAM_TRAINING_STORE_MAX_IMAGES" in refused["error"]["message"]
+        assert str(tmp_path) not in full.text  # the server's own paths stay on the server
 
 
 def test_serve_gives_the_label_api_a_store_under_the_data_dir_by_default(tmp_path, monkeypatch):
