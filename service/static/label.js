@@ -53,7 +53,7 @@ async function save(extra = {}) {
 }
 
 function status(text = "") {
-  $("status").textContent = meta ? `#${meta.id} v${meta.version} ${meta.checked ? "✓" : ""} ${text}` : text;
+  $("status").textContent = meta ? `#${meta.id} ${meta.source} v${meta.version} ${meta.checked ? "✓" : ""} ${text}` : text;
   $("sticky").textContent = `${sticky} ${TILE_NAMES[sticky] || ""}`;
   $("mode").textContent = continuous ? "連續繪製 / continuous" : "";
   $("pending").textContent = pendingDigit ? `${pendingDigit}…` : "";
