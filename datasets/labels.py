@@ -23,10 +23,11 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from scoring.tiles import TILE_CODES
@@ -66,7 +67,31 @@ CREATE TABLE IF NOT EXISTS revisions (
 );
 """
 
+# Columns added after the first release: a store made before them gets them on open, with these
+# declarations (ALTER TABLE ADD COLUMN), so no one has to re-import their photos.
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("images", "source", "TEXT NOT NULL DEFAULT 'import'"),  # snap, live or import: where the photo came from
+    ("images", "preset", "TEXT"),  # the rules the player scored it under (captures only)
+    ("images", "hand", "TEXT"),  # the final hand JSON the player saw (captures only)
+    ("images", "corrections", "TEXT"),  # {"detection id": "code"} the player chose (captures only)
+    ("images", "unscorable", "INTEGER NOT NULL DEFAULT 0"),  # its hand could not be scored
+    ("images", "confirmed", "INTEGER NOT NULL DEFAULT 0"),  # the player said "this is right"
+    ("images", "split", "TEXT"),  # train or val, fixed when the photo enters the store
+    ("images", "bytes", "INTEGER NOT NULL DEFAULT 0"),  # the stored file's size, for the cap
+    ("boxes", "state", "TEXT NOT NULL DEFAULT 'unchecked'"),  # unchecked, corrected or confirmed
+)
+
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
+# The store's own split: a capture session's hash puts it in val with this chance, once, when
+# its first photo arrives; the split is stored so it never moves afterwards.
+STORE_VAL_FRACTION = 0.15
+# A store grows from every opted-in photo at the table; these caps keep a forgotten switch from
+# filling the disk (about 1 MB a photo). TAICAM_TRAINING_STORE_MAX_* change them for serve.
+DEFAULT_MAX_IMAGES = 20_000
+DEFAULT_MAX_BYTES = 8 * 1024**3
+SOURCES = ("snap", "live", "import")
+BOX_STATES = ("unchecked", "corrected", "confirmed")
+CAPTURE_JPEG_QUALITY = 95  # re-encoded (which drops EXIF), close to the camera's own quality
 
 
 class LabelError(ValueError):
@@ -85,6 +110,7 @@ class Box:
     y2: float
     source: str = "human"
     confidence: float | None = None
+    state: str = "unchecked"  # unchecked (a pre-label), corrected (a person chose it), confirmed
 
     @classmethod
     def from_json(cls, raw: Any, width: int, height: int) -> Box:
@@ -108,7 +134,11 @@ class Box:
             isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1
         ):
             raise LabelError("bad_box", f"confidence is a number from 0 to 1 or null, got {confidence!r}")
-        return cls(raw["code"], x1, y1, x2, y2, source, None if confidence is None else float(confidence))
+        # A box saved without a state keeps the old meaning: one a person drew or recoded is corrected.
+        state = raw.get("state") or ("corrected" if source == "human" else "unchecked")
+        if state not in BOX_STATES:
+            raise LabelError("bad_box", f"state is one of {', '.join(BOX_STATES)}, got {state!r}")
+        return cls(raw["code"], x1, y1, x2, y2, source, None if confidence is None else float(confidence), state)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -116,6 +146,7 @@ class Box:
             "box": [round(self.x1, 1), round(self.y1, 1), round(self.x2, 1), round(self.y2, 1)],
             "source": self.source,
             "confidence": self.confidence,
+            "state": self.state,
         }
 
 
@@ -157,16 +188,76 @@ def _atomic_write_text(path: Path, text: str) -> None:
     _atomic_write_bytes(path, text.encode("utf-8"))
 
 
+@dataclass(frozen=True)
+class Capture:
+    """A photo scored at the table that the player chose to keep for training.
+
+    ``digest`` names the upload (its SHA-1): the same photo posted again, after another
+    correction, updates its capture instead of adding a second copy.
+    """
+
+    image: np.ndarray  # BGR, as the detector saw it; stored re-encoded, so without EXIF
+    digest: str
+    source: str  # snap or live
+    session: str
+    preset: str
+    hand: dict[str, Any] | None
+    corrections: dict[int, str]
+    unscorable: bool
+    boxes: tuple[Box, ...]
+
+
 class LabelStore:
-    def __init__(self, root: Path | str, decoder: ImageDecoder | None = None):
+    def __init__(
+        self,
+        root: Path | str,
+        decoder: ImageDecoder | None = None,
+        max_images: int = DEFAULT_MAX_IMAGES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ):
         self.root = Path(root).resolve()
         self.decoder = decoder or ImageDecoder()  # the header is sized before any image is decoded
+        self.max_images = max_images
+        self.max_bytes = max_bytes
         self.images_dir = self.root / "images"
         self.images_dir.mkdir(parents=True, exist_ok=True)
         (self.root / "inbox").mkdir(exist_ok=True)
         (self.root / "exports").mkdir(exist_ok=True)
         self._local = threading.local()
         self._db().executescript(SCHEMA)
+        self._migrate()
+
+    @staticmethod
+    def is_store(path: Path | str) -> bool:
+        return (Path(path) / "labels.db").is_file()
+
+    def _migrate(self) -> None:
+        """Add the columns a store made by an older taicam lacks, and fill them from what it has."""
+        with self._write() as db:
+            for table, column, declaration in ADDED_COLUMNS:
+                present = {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}
+                if column in present:
+                    continue
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                if (table, column) == ("boxes", "state"):  # a box a person drew or recoded was their correction
+                    db.execute("UPDATE boxes SET state = 'corrected' WHERE source = 'human'")
+            for row in db.execute("SELECT id, session, file FROM images WHERE split IS NULL").fetchall():
+                path = self.images_dir / row["file"]
+                size = path.stat().st_size if path.is_file() and not path.is_symlink() else 0
+                db.execute(
+                    "UPDATE images SET split = ?, bytes = ? WHERE id = ?",
+                    (split_of(row["session"], STORE_VAL_FRACTION), size, row["id"]),
+                )
+
+    def _check_room(self, db: sqlite3.Connection, size: int) -> None:
+        count, used = db.execute("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM images").fetchone()
+        if count + 1 > self.max_images or used + size > self.max_bytes:
+            raise LabelError(
+                "store_full",
+                f"the label store is full ({count} photos, {used / 1024**2:.0f} MB; limits {self.max_images}"
+                f" photos, {self.max_bytes / 1024**2:.0f} MB): export and train on it, move it aside, or raise"
+                " TAICAM_TRAINING_STORE_MAX_IMAGES / TAICAM_TRAINING_STORE_MAX_MB",
+            )
 
     # --- storage ----------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
@@ -217,7 +308,7 @@ class LabelStore:
 
     # --- import -----------------------------------------------------------------------------
     def add_image(
-        self, data: bytes, original: str, session: str | None = None, boxes: list[Box] | None = None
+        self, data: bytes, original: str, session: str | None = None, boxes: list[Box] | None = None, source: str = "import"
     ) -> dict[str, Any]:
         """Add one image (bytes are checked to be an image); duplicates return the existing id."""
         if not data:
@@ -232,16 +323,74 @@ class LabelStore:
         suffix = Path(original).suffix.lower()
         suffix = suffix if suffix in IMAGE_SUFFIXES else ".jpg"
         file = f"{digest[:16]}{suffix}"
-        _atomic_write_bytes(self.images_dir / file, data)
         height, width = image.shape[:2]
+        session = session or guess_session(original)
         with self._write() as db:
+            self._check_room(db, len(data))
+            _atomic_write_bytes(self.images_dir / file, data)
             cursor = db.execute(
-                "INSERT INTO images (file, original, session, sha1, width, height, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (file, Path(original).name, session or guess_session(original), digest, width, height, time.time()),
-            )
+                "INSERT INTO images (file, original, session, sha1, width, height, created, source, split, bytes)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (file, Path(original).name, session, digest, width, height, time.time(), source,
+                 split_of(session, STORE_VAL_FRACTION), len(data)),
+            )  # fmt: skip
             image_id = int(cursor.lastrowid or 0)
             self._insert_boxes(db, image_id, boxes or [])
         return {"id": image_id, "duplicate": False}
+
+    def add_capture(self, capture: Capture) -> int:
+        """Keep a photo scored at the table with its detections, corrections and hand; returns its id.
+
+        The photo is re-encoded (no EXIF: no place, time or phone model leaves the table). Posted
+        again, the same photo replaces its boxes, hand and corrections and must be confirmed again,
+        unless a reviewer has checked it in /label since: then the reviewer's boxes stand.
+        """
+        if capture.source not in SOURCES:
+            raise LabelError("bad_source", f"source is one of {', '.join(SOURCES)}, got {capture.source!r}")
+        fields = (
+            capture.preset,
+            json.dumps(capture.hand, ensure_ascii=False) if capture.hand is not None else None,
+            json.dumps({str(k): v for k, v in sorted(capture.corrections.items())}),
+            int(capture.unscorable),
+        )
+        ok, encoded = cv2.imencode(".jpg", capture.image, [cv2.IMWRITE_JPEG_QUALITY, CAPTURE_JPEG_QUALITY])
+        if not ok:
+            raise LabelError("not_an_image", "the photo could not be encoded")
+        data = encoded.tobytes()
+        file = f"{capture.digest[:16]}.jpg"
+        height, width = capture.image.shape[:2]
+        with self._write() as db:  # looked up inside the transaction: two posts of one photo make one row
+            existing = db.execute("SELECT id, checked FROM images WHERE sha1 = ?", (capture.digest,)).fetchone()
+            if existing is not None:
+                if not existing["checked"]:
+                    self._insert_boxes(db, existing["id"], list(capture.boxes))
+                    db.execute(
+                        "UPDATE images SET preset = ?, hand = ?, corrections = ?, unscorable = ?, confirmed = 0,"
+                        " version = version + 1 WHERE id = ?",
+                        (*fields, existing["id"]),
+                    )
+                    self._record_revision(db, existing["id"], list(capture.boxes))
+                return int(existing["id"])
+            self._check_room(db, len(data))
+            _atomic_write_bytes(self.images_dir / file, data)
+            cursor = db.execute(
+                "INSERT INTO images (file, original, session, sha1, width, height, created, source, split, bytes,"
+                " preset, hand, corrections, unscorable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (file, f"{capture.source}-{capture.digest[:8]}.jpg", capture.session, capture.digest, width, height,
+                 time.time(), capture.source, split_of(capture.session, STORE_VAL_FRACTION), len(data), *fields),
+            )  # fmt: skip
+            image_id = int(cursor.lastrowid or 0)
+            self._insert_boxes(db, image_id, list(capture.boxes))
+        return image_id
+
+    def confirm(self, image_id: int) -> dict[str, Any]:
+        """The player said "this is right": every box not corrected becomes confirmed."""
+        self.image(image_id)  # not_found first
+        with self._write() as db:
+            db.execute("UPDATE boxes SET state = 'confirmed' WHERE image_id = ? AND state = 'unchecked'", (image_id,))
+            db.execute("UPDATE images SET confirmed = 1, version = version + 1 WHERE id = ?", (image_id,))
+            self._record_revision(db, image_id, self._boxes(image_id, db))
+        return self.image(image_id)
 
     def import_folder(self, folder: Path) -> dict[str, int]:
         """Import every image of a folder, or a YOLO layout (images/ + labels/, tile-code classes)."""
@@ -299,14 +448,22 @@ class LabelStore:
     def _insert_boxes(db: sqlite3.Connection, image_id: int, boxes: list[Box]) -> None:
         db.execute("DELETE FROM boxes WHERE image_id = ?", (image_id,))
         db.executemany(
-            "INSERT INTO boxes (image_id, position, code, x1, y1, x2, y2, source, confidence)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(image_id, i, b.code, b.x1, b.y1, b.x2, b.y2, b.source, b.confidence) for i, b in enumerate(boxes)],
+            "INSERT INTO boxes (image_id, position, code, x1, y1, x2, y2, source, confidence, state)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(image_id, i, b.code, b.x1, b.y1, b.x2, b.y2, b.source, b.confidence, b.state) for i, b in enumerate(boxes)],
         )
 
-    def _boxes(self, image_id: int) -> list[Box]:
-        rows = self._db().execute("SELECT * FROM boxes WHERE image_id = ? ORDER BY position", (image_id,)).fetchall()
-        return [Box(r["code"], r["x1"], r["y1"], r["x2"], r["y2"], r["source"], r["confidence"]) for r in rows]
+    @staticmethod
+    def _record_revision(db: sqlite3.Connection, image_id: int, boxes: list[Box]) -> None:
+        version = db.execute("SELECT version FROM images WHERE id = ?", (image_id,)).fetchone()["version"]
+        db.execute(
+            "INSERT INTO revisions (image_id, version, boxes, saved) VALUES (?, ?, ?, ?)",
+            (image_id, version, json.dumps([b.to_json() for b in boxes]), time.time()),
+        )
+
+    def _boxes(self, image_id: int, db: sqlite3.Connection | None = None) -> list[Box]:
+        rows = (db or self._db()).execute("SELECT * FROM boxes WHERE image_id = ? ORDER BY position", (image_id,)).fetchall()
+        return [Box(r["code"], r["x1"], r["y1"], r["x2"], r["y2"], r["source"], r["confidence"], r["state"]) for r in rows]
 
     def image(self, image_id: int) -> dict[str, Any]:
         row = self._db().execute("SELECT * FROM images WHERE id = ?", (image_id,)).fetchone()
@@ -321,6 +478,13 @@ class LabelStore:
             "height": row["height"],
             "checked": bool(row["checked"]),
             "version": row["version"],
+            "source": row["source"],
+            "split": row["split"],
+            "preset": row["preset"],
+            "hand": json.loads(row["hand"]) if row["hand"] else None,
+            "corrections": json.loads(row["corrections"]) if row["corrections"] else {},
+            "unscorable": bool(row["unscorable"]),
+            "confirmed": bool(row["confirmed"]),
             "boxes": [b.to_json() for b in boxes],
             "issues": hand_issues([b.code for b in boxes]),
         }
@@ -329,6 +493,8 @@ class LabelStore:
         """Replace the boxes, based on ``version``; a stale version is a conflict."""
         meta = self.image(image_id)
         boxes = [Box.from_json(raw, meta["width"], meta["height"]) for raw in raw_boxes]
+        if checked:  # the reviewer looked at every box: what they left alone they confirmed
+            boxes = [replace(b, state="confirmed") if b.state == "unchecked" else b for b in boxes]
         with self._write() as db:
             current = db.execute("SELECT version FROM images WHERE id = ?", (image_id,)).fetchone()["version"]
             if current != version:
@@ -338,10 +504,7 @@ class LabelStore:
             self._insert_boxes(db, image_id, boxes)
             new_checked = meta["checked"] if checked is None else checked
             db.execute("UPDATE images SET version = ?, checked = ? WHERE id = ?", (version + 1, int(new_checked), image_id))
-            db.execute(
-                "INSERT INTO revisions (image_id, version, boxes, saved) VALUES (?, ?, ?, ?)",
-                (image_id, version + 1, json.dumps([b.to_json() for b in boxes]), time.time()),
-            )
+            self._record_revision(db, image_id, boxes)
         return self.image(image_id)
 
     def prelabel(self, image_id: int, predictions: list[Box]) -> dict[str, Any]:
@@ -357,8 +520,9 @@ class LabelStore:
         return self.save(image_id, [b.to_json() for b in kept + fresh], meta["version"])
 
     def queue(self) -> list[dict[str, Any]]:
-        """Unchecked first; least confident first; then images whose tiles form no legal hand."""
-        rows = self._db().execute("SELECT id, original, session, checked FROM images").fetchall()
+        """Unchecked first. Among them: photos a player corrected, then those whose hand could not be
+        scored, then the least confident; then images whose tiles form no legal hand."""
+        rows = self._db().execute("SELECT id, original, session, checked, source, unscorable, confirmed FROM images").fetchall()
         entries = []
         for row in rows:
             boxes = self._boxes(row["id"])
@@ -369,7 +533,11 @@ class LabelStore:
                     "id": row["id"],
                     "original": row["original"],
                     "session": row["session"],
+                    "source": row["source"],
                     "checked": bool(row["checked"]),
+                    "confirmed": bool(row["confirmed"]),
+                    "corrected": sum(b.state == "corrected" for b in boxes),
+                    "unscorable": bool(row["unscorable"]),
                     "boxes": len(boxes),
                     "min_confidence": round(min(confidences), 3) if confidences else None,
                     "issues": issues,
@@ -378,7 +546,9 @@ class LabelStore:
 
         def priority(entry: dict[str, Any]) -> tuple:
             confidence = entry["min_confidence"] if entry["min_confidence"] is not None else 1.0
-            return (entry["checked"], confidence, not entry["issues"], entry["id"])
+            return (
+                entry["checked"], not entry["corrected"], not entry["unscorable"], confidence, not entry["issues"], entry["id"]
+            )  # fmt: skip
 
         return sorted(entries, key=priority)
 
@@ -390,12 +560,20 @@ class LabelStore:
         return {code: counts.get(code, 0) for code in TILE_CODES}
 
     # --- export -------------------------------------------------------------------------------
-    def export(self, out: Path, val_fraction: float = 0.15, checked_only: bool = False) -> dict[str, Any]:
-        """YOLO layout + data.yaml (absolute paths) + COCO JSON, split by capture session."""
+    def export(
+        self, out: Path, val_fraction: float | None = None, checked_only: bool = False, trainable_only: bool = False
+    ) -> dict[str, Any]:
+        """YOLO layout + data.yaml (absolute paths) + COCO JSON, split by capture session.
+
+        With no ``val_fraction`` each photo keeps the split it got when it entered the store.
+        ``trainable_only`` keeps the photos a person vouched for: checked in /label, confirmed by
+        the player, or with at least one box a person corrected.
+        """
         from .layout import write_data_yaml
 
         out = Path(out).resolve()
-        rows = self._db().execute("SELECT * FROM images ORDER BY id").fetchall()
+        where = f"WHERE {TRAINABLE}" if trainable_only else ""
+        rows = self._db().execute(f"SELECT * FROM images {where} ORDER BY id").fetchall()
         coco: dict[str, dict[str, Any]] = {
             split: {"images": [], "annotations": [], "categories": [{"id": i, "name": c} for i, c in enumerate(TILE_CODES)]}
             for split in ("train", "val")
@@ -404,7 +582,7 @@ class LabelStore:
         for row in rows:
             if checked_only and not row["checked"]:
                 continue
-            split = split_of(row["session"], val_fraction)
+            split = row["split"] if val_fraction is None else split_of(row["session"], val_fraction)
             counts[split] += 1
             for sub in ("images", "labels"):
                 _safe_mkdir(out, sub, split)
@@ -435,6 +613,11 @@ class LabelStore:
         _atomic_write_text(out / "classes.txt", "".join(code + "\n" for code in TILE_CODES))
         data_yaml = write_data_yaml(out)
         return {"out": str(out), "data_yaml": str(data_yaml), "train": counts["train"], "val": counts["val"]}
+
+
+TRAINABLE = (
+    "(checked = 1 OR confirmed = 1 OR EXISTS (SELECT 1 FROM boxes WHERE boxes.image_id = images.id AND state = 'corrected'))"
+)
 
 
 def _safe_mkdir(root: Path, *parts: str) -> Path:

@@ -41,10 +41,12 @@ from .labeling import build_router
 from .ledger import HISTORY_PAGE, MAX_HISTORY_PAGE, SQLITE_MAX_INTEGER, Ledger
 from .live import LiveScorer
 from .messages import pick_language
+from .model_version import ServingDep, build_models_router, serve_detector
 from .pipeline import recognise, repair, score_layout
 from .schemas import DrawIn, HandRecordIn, RowId, TableIn
 from .security import SecurityGate
 from .settings import Settings
+from .training_data import keep_for_training
 
 log = logging.getLogger("taicam.service")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -55,13 +57,6 @@ MAX_HANDS_PER_REQUEST = 100
 MAX_STABLE_FRAMES = 60
 # Of the routes above the label router, the labeling tool keeps only these.
 LABELING_PATHS = ("/healthz", "/readyz", "/openapi.json", "/docs")
-
-
-def detector_dep(request: Request) -> TileDetector:
-    detector = request.app.state.detector
-    if detector is None:
-        raise ApiError(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
-    return detector
 
 
 def ledger_dep(request: Request) -> Ledger:
@@ -80,7 +75,6 @@ def language_dep(request: Request) -> str:
     return pick_language(request.query_params.get("lang") or request.headers.get("accept-language"))
 
 
-DetectorDep = Annotated[TileDetector, Depends(detector_dep)]
 LanguageDep = Annotated[str, Depends(language_dep)]
 CameraDep = Annotated[ServerCamera, Depends(camera_dep)]
 LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
@@ -95,15 +89,19 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.detector = None
+        app.state.detector = app.state.serving = None
         app.state.model_error = None
         try:
-            app.state.detector = detector_factory(settings)
+            detector = detector_factory(settings)
+            if detector is not None:
+                serve_detector(app, detector)
         except Exception as error:  # the service still serves rules, hands and the ledger
             app.state.model_error = str(error)
             log.error("model not loaded: %s", error)
         app.state.ledger = None if settings.labeling_only else Ledger(settings.db_path)
-        app.state.label_store = LabelStore(settings.label_dir, decoder) if settings.label_dir else None
+        app.state.label_store = LabelStore(
+            settings.label_store_dir, decoder, settings.training_store_max_images, settings.training_store_max_bytes
+        )
         app.state.camera = None
         if settings.camera is not None and app.state.detector is not None:
             app.state.camera = ServerCamera(settings.camera, app.state.detector, settings.conf)
@@ -143,9 +141,10 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     @app.get("/readyz", tags=["health"])
     def readyz(request: Request) -> JSONResponse:
-        if request.app.state.detector is None:
+        serving = request.app.state.serving
+        if serving is None:
             return envelope(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
-        return JSONResponse({"status": "ready", "model": str(request.app.state.detector.path.name)})
+        return JSONResponse({"status": "ready", "model": serving.model, "classifier": serving.classifier})
 
     # --- scoring ---------------------------------------------------------------------------
     @app.get("/v1/rules", tags=["scoring"])
@@ -166,19 +165,20 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         return waits_json(body)
 
     @app.post("/v1/detect", tags=["vision"])
-    def detect(detector: DetectorDep, image: Annotated[UploadFile, File()], conf: Annotated[float, Form()] = settings.conf):
+    def detect(serving: ServingDep, image: Annotated[UploadFile, File()], conf: Annotated[float, Form()] = settings.conf):
         _check_conf(conf)
         _, frame = read_upload(image)
         start = time.perf_counter()
         from vision.photo import detect_photo
 
-        detections = detect_photo(detector, frame, conf=conf)
+        detections = detect_photo(serving.detector, frame, conf=conf)
         ms = round((time.perf_counter() - start) * 1000, 1)
-        return {"image": image.filename, "detections": detections.to_json(), "ms": ms}
+        return {"image": image.filename, "detections": detections.to_json(), "ms": ms, "model": serving.model}
 
     @app.post("/v1/score", tags=["vision"])
     def score_photo(
-        detector: DetectorDep,
+        request: Request,
+        serving: ServingDep,
         lang: LanguageDep,
         image: Annotated[UploadFile, File()],
         situation_form: Annotated[SituationIn, Form()],
@@ -189,13 +189,17 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             bool | None, Form(description="the annotated photo: on a scored hand unless false, on a 422 only when true")
         ] = None,
         conf: Annotated[float, Form()] = settings.conf,
+        save_for_training: Annotated[
+            bool,
+            Form(description="keep the photo (EXIF stripped), its detections, corrections and hand in the label store"),
+        ] = False,
     ) -> JSONResponse:
         _check_conf(conf)
-        _, frame = read_upload(image)
+        upload, frame = read_upload(image)
         fixes = _corrections(parse_json_field(corrections, "corrections"))
         context = situation(situation_form)
         try:
-            recognition = recognise(detector, frame, conf, fixes)
+            recognition = recognise(serving.detector, frame, conf, fixes)
         except TaicamError:
             raise  # the error handlers map it with its own code
         except ValueError as error:  # recognise refuses a correction it cannot apply
@@ -208,7 +212,13 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
             raise
         except ValueError as error:  # the winning tile named is not in the hand row
             raise ApiError(422, "bad_winning_tile", str(error)) from error
-        payload = {"detections": recognition.detections.to_json(), **result, "ms": round(recognition.ms, 1)}
+        payload = {
+            "detections": recognition.detections.to_json(), **result, "ms": round(recognition.ms, 1), "model": serving.model
+        }  # fmt: skip
+        if save_for_training:
+            payload["saved_for_training"] = keep_for_training(
+                request.app.state.label_store, frame, upload, "snap", recognition.detections, fixes, result
+            )
         scored = "error" not in result["score"]
         if annotate or (annotate is None and scored):
             drawn = Annotator().annotate(frame, recognition.detections, recognition.layout)
@@ -259,8 +269,8 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     async def live(websocket: WebSocket) -> None:
         # Host, Origin and token were checked by the SecurityGate before the handshake got here.
         await websocket.accept()
-        detector = websocket.app.state.detector
-        if detector is None:
+        serving = websocket.app.state.serving  # this connection keeps the model it started with
+        if serving is None:
             await websocket.send_json(
                 {"error": {"code": "model_not_loaded", "message": "the detector is not loaded", "details": {}}}
             )
@@ -276,8 +286,9 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
         except ApiError as error:
             await _refuse(websocket, error.code, error.message, error.details)
             return
+        keep = params.get("save_for_training") == "true"
         scorer = LiveScorer(
-            detector,
+            serving.detector,
             context,
             params.get("preset", "taiwan"),
             settings.conf,
@@ -295,7 +306,9 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
                 message = {"error": {"code": "too_large", "message": "frame too large", "details": {}}}
             else:
                 try:
-                    message = await run_in_threadpool(_live_frame, scorer, decoder, data)
+                    store = websocket.app.state.label_store if keep else None
+                    message = await run_in_threadpool(_live_frame, scorer, decoder, data, store)
+                    message["model"] = serving.model
                 except ImageRefused as error:
                     message = {"error": {"code": error.code, "message": str(error), "details": {}}}
                 except FrameError as error:
@@ -310,6 +323,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
     def camera_events(camera: CameraDep) -> StreamingResponse:
         return StreamingResponse(camera.events(), media_type="text/event-stream")
 
+    app.include_router(build_models_router(settings, detector_factory))
     if settings.labeling_only:  # taicam label: the user's ledger and the scoring API stay out of reach
         app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     app.include_router(build_router(settings.max_upload_bytes))
@@ -384,6 +398,11 @@ def _decode(decoder: ImageDecoder, data: bytes) -> Any:
         raise ApiError(415, "not_an_image", str(error)) from error
 
 
-def _live_frame(scorer: LiveScorer, decoder: ImageDecoder, data: bytes) -> dict[str, Any]:
-    recognition, stable = scorer.process(decoder.decode(data))
-    return {"detections": recognition.detections.to_json(), "ms": round(recognition.ms, 1), "stable": stable}
+def _live_frame(scorer: LiveScorer, decoder: ImageDecoder, data: bytes, store: LabelStore | None) -> dict[str, Any]:
+    """One frame; with a store (the player opted in), the frame a hand became stable on is kept."""
+    frame = decoder.decode(data)
+    recognition, stable = scorer.process(frame)
+    message = {"detections": recognition.detections.to_json(), "ms": round(recognition.ms, 1), "stable": stable}
+    if stable is not None and store is not None:
+        stable["saved_for_training"] = keep_for_training(store, frame, data, "live", recognition.detections, {}, stable)
+    return message

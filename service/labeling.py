@@ -65,7 +65,9 @@ def _call(action, *args, **kwargs):
     try:
         return action(*args, **kwargs)
     except LabelError as error:
-        status = {"not_found": 404, "conflict": 409, "too_large": 413, "not_an_image": 415}.get(error.code, 422)
+        status = {"not_found": 404, "conflict": 409, "too_large": 413, "not_an_image": 415, "store_full": 507}.get(
+            error.code, 422
+        )
         raise ApiError(status, error.code, error.message) from error
 
 
@@ -104,6 +106,11 @@ def build_router(max_upload_bytes: int) -> APIRouter:
     def save(store: StoreDep, image_id: RowId, body: SaveIn) -> dict[str, Any]:
         return _call(store.save, image_id, body.boxes, body.version, body.checked)
 
+    @router.post("/images/{image_id}/confirm")
+    def confirm(store: StoreDep, image_id: RowId) -> dict[str, Any]:
+        """The player's "this is right": every box they did not correct becomes confirmed."""
+        return _call(store.confirm, image_id)
+
     @router.post("/upload", status_code=201)
     def upload(store: StoreDep, files: Annotated[list[UploadFile], File()]) -> dict[str, Any]:
         added, problems, codes = [], [], set()
@@ -121,6 +128,8 @@ def build_router(max_upload_bytes: int) -> APIRouter:
         if problems and not added:
             if codes == {"too_large"}:
                 raise ApiError(413, "too_large", "; ".join(problems))
+            if "store_full" in codes:
+                raise ApiError(507, "store_full", "; ".join(problems))
             raise ApiError(415, "not_an_image", "; ".join(problems))
         return {"added": added, "problems": problems}
 

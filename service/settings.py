@@ -36,13 +36,25 @@ class Settings(BaseSettings):
     allowed_hosts: list[str] = []
     camera: str | None = None  # server-side camera: an index, a stream URL or a video file
     inference_threads: int | None = None
-    label_dir: Path | None = None  # the labeling tool's data folder; None turns it off
+    label_dir: Path | None = None  # the label store; None: data_dir/labels (see label_store_dir)
     labeling_only: bool = False  # taicam label: the labeling API and page, no ledger, scoring or live
+    # The label store also keeps the photos players opt in to share (save_for_training); these cap it.
+    training_store_max_images: int = 20_000
+    training_store_max_mb: float = 8192.0
 
     @field_validator("classifier_path", mode="before")
     @classmethod
     def _empty_means_none(cls, value: object) -> object:
         return None if value == "" else value  # TAICAM_CLASSIFIER_PATH= turns the classifier off
+
+    @property
+    def label_store_dir(self) -> Path:
+        """One store for /v1/label and the photos kept from /snap and /live: what taicam label opens."""
+        return self.label_dir or self.data_dir / "labels"
+
+    @property
+    def training_store_max_bytes(self) -> int:
+        return int(self.training_store_max_mb * 1024 * 1024)
 
     @property
     def db_path(self) -> Path:

@@ -57,13 +57,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from service.settings import Settings, bind
 
     load_presets()  # a broken house preset stops the start in one line, not every request later
-    overrides = {k: v for k, v in {"camera": args.camera, "data_dir": args.data_dir}.items() if v}
+    overrides = {k: v for k, v in {"camera": args.camera, "data_dir": args.data_dir, "label_dir": args.data}.items() if v}
     settings = Settings(**overrides, **_model_settings(args))
     lan = bind(settings, args.host, args.token, args.allow_host, _lan_address())
     scheme = "https" if args.https else "http"
     shown_host = _lan_address() if args.host == "0.0.0.0" else args.host
     url = f"{scheme}://{shown_host}:{args.port}/snap" + (f"?token={settings.token}" if settings.token else "")
     print(f"taicam serving on {url}")
+    print(f"label store (/label, photos kept for training): {settings.label_store_dir}")
     if lan:
         import qrcode
 
@@ -138,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-host", action="append", default=[], help="another Host name to answer to (repeatable)")
     _add_model_flags(serve)
     serve.add_argument("--data-dir", help="where the ledger lives (default ~/.local/share/taicam)")
+    serve.add_argument(
+        "--data",
+        help="the label store shared with 'taicam label --data DIR': /label and the photos kept with"
+        " save_for_training (default DATA_DIR/labels)",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
     label = commands.add_parser("label", help="the labeling tool: import photos, fix boxes, export a training set")

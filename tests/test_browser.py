@@ -35,11 +35,16 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server_data_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("data")
+
+
+@pytest.fixture(scope="module")
+def server(server_data_dir):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings = Settings(data_dir=tmp_path_factory.mktemp("data"))
+    settings = Settings(data_dir=server_data_dir)
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -251,3 +256,50 @@ def test_snap_page_names_the_dealers_streak(server, page):
         "() => Array.from(document.querySelectorAll('#tai li span:first-child')).some(s => s.textContent === '莊家連2拉2')"
     )
     assert "連N" not in page.inner_text("#tai")
+
+
+def test_snap_correction_kept_for_training_is_first_in_label_and_in_both_exports(server, server_data_dir, page):
+    import json
+
+    import httpx
+
+    page.goto(f"{server}/snap")
+    assert not page.is_checked("#keep")  # off until the player turns it on
+    page.set_input_files("#file", str(EXAMPLES / "hand1.jpg"))
+    page.wait_for_selector("#photo-wrap .box", timeout=60_000)
+    codes = page.evaluate("() => last.detections.map(d => d.code)")
+    target = next(code for code in ("9s", "1z", "2z") if code != codes[0])
+    page.locator("#photo-wrap .box").first.click()
+    page.click(f'#palette button[data-code="{target}"]')
+    page.wait_for_function("code => last && last.detections[0].code === code", arg=target, timeout=60_000)
+    try:
+        page.check("#keep")  # ticked after the correction: the photo is kept at once
+        page.wait_for_selector("#confirm", state="visible", timeout=60_000)
+        image_id = page.evaluate("() => keptId")
+        page.click("#confirm")
+        page.wait_for_function("() => document.getElementById('confirm').disabled")
+        page.reload()
+        assert page.is_checked("#keep")  # remembered on this device
+    finally:
+        page.evaluate("localStorage.removeItem('taicam-keep-for-training')")
+
+    page.goto(f"{server}/label")
+    page.wait_for_selector("#queue li")
+    first = page.locator("#queue li").first
+    assert (first.get_attribute("data-id"), first.get_attribute("data-source")) == (str(image_id), "snap")
+    image = httpx.get(f"{server}/v1/label/images/{image_id}").json()
+    assert image["confirmed"] and (image["boxes"][0]["code"], image["boxes"][0]["state"]) == (target, "corrected")
+    assert {b["state"] for b in image["boxes"][1:]} == {"confirmed"}
+
+    page.fill("#export-name", "loop")
+    page.click("#export")
+    page.wait_for_function("() => document.getElementById('export-result').textContent.includes('train')")
+    export = server_data_dir / "labels" / "exports" / "loop"
+    split = image["split"]
+    label_files = list((export / "labels" / split).glob("*.txt"))
+    assert len(label_files) == 1, "the one kept photo"
+    lines = label_files[0].read_text().splitlines()
+    assert len(lines) == len(image["boxes"]) and lines[0].split()[0] == str(TILE_INDEX_OF[target])
+    coco = json.loads((export / f"coco_{split}.json").read_text())
+    assert [i["id"] for i in coco["images"]] == [image_id]
+    assert TILE_INDEX_OF[target] in {a["category_id"] for a in coco["annotations"] if a["image_id"] == image_id}

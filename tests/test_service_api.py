@@ -52,7 +52,7 @@ def test_score_hand_is_exactly_score_hand_output(fake_app):
 def test_detect_rules_and_waits(fake_app, jpeg_bytes):
     with TestClient(fake_app) as client:
         detected = client.post("/v1/detect", files={"image": ("x.jpg", jpeg_bytes, "image/jpeg")}).json()
-        assert set(detected) == {"image", "detections", "ms"} and len(detected["detections"]) == 17
+        assert set(detected) == {"image", "detections", "ms", "model"} and len(detected["detections"]) == 17
         presets = {p["name"] for p in client.get("/v1/rules").json()}
         assert {"taiwan", "app", "hk"} <= presets
         waits = client.post("/v1/waits", json={"concealed": hand("123m 456m 789p 234s 55p 67s", "8s")["concealed"]}).json()

@@ -9,6 +9,9 @@ const TEXT = {
     record_draw: "流局", draw_seats: "抓位", hands: "牌局", server_camera: "伺服器相機", phone_camera: "手機相機",
     https_note: "手機相機需要 HTTPS：以 taicam serve --https 啟動，並接受自簽憑證。", start: "開始", stop: "停止",
     la: "拉（港式結算）", swap: "頭四圈後東南、西北互調", winner: "胡牌者",
+    keep_for_training: "協助改進 taicam：保留這張照片和我的更正",
+    keep_note: "開啟後，照片（已去除 EXIF）、辨識結果、你的更正和最後的牌存在這台伺服器的標註資料夾，只用來訓練模型。只記在這台裝置上，預設關閉。",
+    this_is_right: "這手牌正確", kept_confirmed: "已確認並保存，謝謝", kept: "已保存這張照片",
   },
   en: {
     snap: "Snap & score", live: "Live", ledger: "Ledger", language: "中文", photo: "Take or choose a photo",
@@ -19,6 +22,9 @@ const TEXT = {
     record_draw: "Drawn hand", draw_seats: "Draw seats", hands: "Hands", server_camera: "Server camera", phone_camera: "Phone camera",
     https_note: "The phone camera needs HTTPS: start with taicam serve --https and accept the self-signed certificate.", start: "Start", stop: "Stop",
     la: "拉 settlement (HK)", swap: "Swap E↔S, W↔N after the first four rounds", winner: "Winner",
+    keep_for_training: "Help improve taicam: keep this photo and my corrections",
+    keep_note: "When on, the photo (EXIF removed), what taicam read, your corrections and the final hand are kept in this server's label store and used only to train the model. Remembered on this device; off by default.",
+    this_is_right: "This is right", kept_confirmed: "Confirmed and kept, thank you", kept: "Photo kept",
   },
 };
 let lang = localStorage.getItem("taicam-lang") || "zh-TW";
@@ -55,6 +61,15 @@ const TILE_NAMES = {};
 TILE_NAMES.back = "牌背";
 const TILE_CODES = Object.keys(TILE_NAMES);
 function tileLabel(code) { return lang === "en" ? code : `${TILE_NAMES[code] || code}`; }
+
+// The opt-in to keep photos for training: off until the player turns it on, remembered per device.
+const KEEP_KEY = "taicam-keep-for-training";
+function keepSwitch(input) {
+  input.checked = localStorage.getItem(KEEP_KEY) === "true";
+  input.addEventListener("change", () => localStorage.setItem(KEEP_KEY, String(input.checked)));
+  return input;
+}
+async function confirmKept(imageId) { return api(`/v1/label/images/${imageId}/confirm`, { method: "POST" }); }
 
 function header(page) {
   const links = ["snap", "live", "ledger"].map(p => `<a href="${withToken("/" + p)}" class="${p === page ? "here" : ""}" data-t="${p}"></a>`).join("");

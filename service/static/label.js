@@ -11,8 +11,10 @@ let undoStack = [], redoStack = [], pendingDigit = null, continuous = false, dra
 // --- server -----------------------------------------------------------------------------
 async function loadQueue() {
   const queue = await api("/v1/label/images");
-  $("queue").innerHTML = queue.map(e => `<li data-id="${esc(e.id)}" class="${e.checked ? "checked" : ""} ${meta && meta.id === e.id ? "current" : ""}">
-    ${e.checked ? "✓" : "·"} #${esc(e.id)} ${esc(e.original)} (${esc(e.boxes)}${e.min_confidence !== null ? ", " + esc(e.min_confidence) : ""})
+  // Each photo says where it came from (snap, live, import); corrected and unscorable ones are marked.
+  $("queue").innerHTML = queue.map(e => `<li data-id="${esc(e.id)}" data-source="${esc(e.source)}" class="${e.checked ? "checked" : ""} ${meta && meta.id === e.id ? "current" : ""}">
+    ${e.checked ? "✓" : "·"} #${esc(e.id)} <span class="source">${esc(e.source)}</span> ${esc(e.original)} (${esc(e.boxes)}${e.min_confidence !== null ? ", " + esc(e.min_confidence) : ""})
+    ${e.corrected ? `<span class="corrected">✎${esc(e.corrected)}</span>` : ""}${e.confirmed ? " 👍" : ""}${e.unscorable ? ` <span class="issue">unscorable</span>` : ""}
     ${e.issues.length ? `<div class="issue">${esc(e.issues.join("; "))}</div>` : ""}</li>`).join("");
   $("queue").querySelectorAll("li").forEach(li => li.addEventListener("click", () => open(parseInt(li.dataset.id, 10))));
   const stats = await api("/v1/label/stats");
@@ -41,7 +43,7 @@ function scheduleSave(extra = {}) {
 async function save(extra = {}) {
   if (!meta) return;
   try {
-    const body = { boxes: boxes.map(b => ({ code: b.code, box: b.box, source: b.source, confidence: b.confidence })), version: meta.version, ...extra };
+    const body = { boxes: boxes.map(b => ({ code: b.code, box: b.box, source: b.source, confidence: b.confidence, state: b.state })), version: meta.version, ...extra };
     const saved = await api(`/v1/label/images/${meta.id}`, { method: "PUT", body: JSON.stringify(body), headers: JSON_HEADERS });
     meta.version = saved.version; meta.checked = saved.checked; meta.issues = saved.issues;
     status("saved");
@@ -51,7 +53,7 @@ async function save(extra = {}) {
 }
 
 function status(text = "") {
-  $("status").textContent = meta ? `#${meta.id} v${meta.version} ${meta.checked ? "✓" : ""} ${text}` : text;
+  $("status").textContent = meta ? `#${meta.id} ${meta.source} v${meta.version} ${meta.checked ? "✓" : ""} ${text}` : text;
   $("sticky").textContent = `${sticky} ${TILE_NAMES[sticky] || ""}`;
   $("mode").textContent = continuous ? "連續繪製 / continuous" : "";
   $("pending").textContent = pendingDigit ? `${pendingDigit}…` : "";
@@ -69,7 +71,7 @@ function redo() { if (!redoStack.length) return; undoStack.push(JSON.stringify(b
 
 function setCode(code) {
   sticky = code; localStorage.setItem("taicam-sticky", code);
-  if (selected >= 0) change(() => { boxes[selected].code = code; boxes[selected].source = "human"; boxes[selected].confidence = null; });
+  if (selected >= 0) change(() => { boxes[selected].code = code; boxes[selected].source = "human"; boxes[selected].confidence = null; boxes[selected].state = "corrected"; });
   status();
 }
 
@@ -118,11 +120,11 @@ window.addEventListener("mouseup", () => {
   const done = drag; drag = null;
   if (done.kind === "new") {
     const x1 = Math.min(done.x0, done.x), x2 = Math.max(done.x0, done.x), y1 = Math.min(done.y0, done.y), y2 = Math.max(done.y0, done.y);
-    if (x2 - x1 > 3 && y2 - y1 > 3) change(() => { boxes.push({ code: sticky, box: [x1, y1, x2, y2], source: "human", confidence: null }); selected = boxes.length - 1; });
+    if (x2 - x1 > 3 && y2 - y1 > 3) change(() => { boxes.push({ code: sticky, box: [x1, y1, x2, y2], source: "human", confidence: null, state: "corrected" }); selected = boxes.length - 1; });
     else { selected = -1; draw(); }
   } else {
     undoStack.push(done.before); redoStack = [];
-    boxes[selected].source = "human";
+    boxes[selected].source = "human"; boxes[selected].state = "corrected";
     draw(); scheduleSave();
   }
 });

@@ -1,7 +1,8 @@
 // Live view: the server camera (MJPEG + events) or the phone camera (frames over a WebSocket).
 header("live");
 const $ = id => document.getElementById(id);
-let socket = null, stream = null;
+let socket = null, stream = null, keptId = null;
+keepSwitch($("keep"));  // read when the phone camera starts: the server keeps each newly stable hand's frame
 
 function showStable(result) {
   const score = result.score || {};
@@ -9,7 +10,18 @@ function showStable(result) {
   $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${esc(p.name)}</span><span>${esc(p.tai)}</span></li>`).join("") || `<li class="error">${esc(score.error ? score.error.message : "")}</li>`;
   $("total").textContent = score.total ?? "—";
   toast(`${t("total")}: ${score.total ?? "—"}`);
+  const saved = result.saved_for_training;
+  keptId = saved ? saved.image_id : null;
+  if (saved && saved.error) toast(saved.error.message);
+  $("confirm").hidden = !keptId;
+  $("confirm").disabled = false;
 }
+
+$("confirm").addEventListener("click", async () => {
+  if (!keptId) return;
+  try { await confirmKept(keptId); $("confirm").disabled = true; toast(t("kept_confirmed")); }
+  catch (error) { toast(error.message); }
+});
 
 $("use-server").addEventListener("click", () => {
   $("server-view").hidden = false; $("phone-view").hidden = true;
@@ -26,7 +38,8 @@ $("use-phone").addEventListener("click", async () => {
   catch (error) { $("status").textContent = error.message; return; }
   const video = $("phone-view"); video.srcObject = stream; video.hidden = false; $("server-view").hidden = true; await video.play();
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(withToken(`${scheme}://${location.host}/v1/live?lang=${encodeURIComponent(lang)}`));
+  const keep = $("keep").checked ? "&save_for_training=true" : "";
+  socket = new WebSocket(withToken(`${scheme}://${location.host}/v1/live?lang=${encodeURIComponent(lang)}${keep}`));
   socket.binaryType = "arraybuffer";
   socket.onmessage = event => {
     const message = JSON.parse(event.data);

@@ -1,8 +1,10 @@
 // Snap & score: upload a photo, see boxes, fix tiles, toggle the context, add to a ledger.
 header("snap");
 const WINDS = ["E", "S", "W", "N"], WIND_NAMES = { E: "東", S: "南", W: "西", N: "北" };
-let photoFile = null, last = null, corrections = {}, selected = null;
+let photoFile = null, last = null, corrections = {}, selected = null, keptId = null;
 const $ = id => document.getElementById(id);
+// Turned on after a photo was scored, the switch keeps that photo at once.
+keepSwitch($("keep")).addEventListener("change", () => { if ($("keep").checked && photoFile) scorePhoto(); });
 
 for (const id of ["round_wind", "seat_wind", "discarder"]) $(id).innerHTML = WINDS.map(w => `<option value="${w}">${WIND_NAMES[w]} ${w}</option>`).join("");
 $("discarder").value = "S";
@@ -67,6 +69,7 @@ async function scorePhoto() {
   form.append("options", JSON.stringify(houseOptions()));
   for (const [k, v] of Object.entries(context())) form.append(k, String(v));
   if (Object.keys(corrections).length) form.append("corrections", JSON.stringify(corrections));
+  if ($("keep").checked) form.append("save_for_training", "true");
   try { show(await api("/v1/score", { method: "POST", body: form })); }
   catch (error) {
     if (error.body && error.body.error && error.body.error.details && error.body.error.details.detections) { show(error.body.error.details, error.message); }
@@ -96,7 +99,23 @@ function show(result, errorMessage) {
     ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${esc(a.detection)}">${esc(tileLabel(a.winning_tile))} → ${esc(a.total)}</button>`).join(" ") + "</p>" : "";
   document.querySelectorAll("[data-win]").forEach(b => b.addEventListener("click", () => { winningOverride = b.dataset.win; scoreWithWinning(); }));
   $("ledger-box").hidden = !score.total && score.total !== 0;
+  showKept(result.saved_for_training);
 }
+
+// A kept photo can be confirmed: "this is right" marks every tile the player did not correct as right.
+function showKept(saved) {
+  if (saved === undefined) return;  // a context change rescored the hand without the photo
+  keptId = saved.image_id;
+  if (saved.error) toast(saved.error.message);
+  $("confirm").hidden = !keptId;
+  $("confirm").disabled = false;
+}
+
+$("confirm").addEventListener("click", async () => {
+  if (!keptId) return;
+  try { await confirmKept(keptId); $("confirm").disabled = true; toast(t("kept_confirmed")); }
+  catch (error) { toast(error.message); }
+});
 
 // Warnings come in the page's language (Accept-Language); a tap highlights the tiles they are about.
 function showWarnings(warnings) {
@@ -123,6 +142,7 @@ async function scoreWithWinning() {
   form.append("options", JSON.stringify(houseOptions()));
   for (const [k, v] of Object.entries(context())) form.append(k, String(v));
   if (Object.keys(corrections).length) form.append("corrections", JSON.stringify(corrections));
+  if ($("keep").checked) form.append("save_for_training", "true");
   try { show(await api("/v1/score", { method: "POST", body: form })); } catch (error) { show(error.body.error.details || last, error.message); }
 }
 
@@ -170,7 +190,9 @@ $("add").addEventListener("click", async () => {
   catch (error) { toast(error.message); }
 });
 
-$("file").addEventListener("change", () => { photoFile = $("file").files[0]; corrections = {}; winningOverride = null; scorePhoto(); });
+$("file").addEventListener("change", () => {
+  photoFile = $("file").files[0]; corrections = {}; winningOverride = null; keptId = null; $("confirm").hidden = true; scorePhoto();
+});
 for (const id of ["self_drawn", "dealer", "dealer_streak", "round_wind", "seat_wind"]) $(id).addEventListener("change", rescoreHand);
 $("preset").addEventListener("change", () => { localStorage.setItem("taicam-preset", $("preset").value); showOptions(); rescoreHand(); });
 // The server words warnings and errors in the page's language: ask again after a switch.

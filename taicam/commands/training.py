@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 from ..common import add_model_flags, amount, classifier_path, fraction, positive_number, whole_number, yolo_folder
@@ -18,11 +21,40 @@ def _cmd_data_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+class StoreNotReady(ValueError):
+    """A label store with nothing to train or validate on yet."""
+
+
+def store_as_yolo(folder: Path, work: Path) -> tuple[Path, dict[str, int]]:
+    """A label store (``taicam label --data``) exported to a YOLO folder under ``work``; a YOLO folder as it is.
+
+    Only photos a person vouched for go in (checked in /label, confirmed by the player, or with a
+    box a person corrected), each in the split it got when it entered the store, so the val photos
+    of one run are the val photos of the next.
+    """
+    from taicam_datasets.labels import LabelStore
+
+    if not LabelStore.is_store(folder):
+        return folder, {}
+    target = work / f"store-{folder.resolve().name}"
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)  # a photo that is no longer trainable must not linger from the last run
+    export = LabelStore(folder).export(target, trainable_only=True)
+    counts = {"train": export["train"], "val": export["val"]}
+    print(f"label store {folder}: {counts['train']} train and {counts['val']} val photos (checked, corrected or confirmed)")
+    return target, counts
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from models.train import TrainConfig, train
 
-    data = tuple(Path(d) for d in args.data)
-    val = tuple(Path(v) for v in (args.val or args.data))
+    work = Path(args.out).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        data, val = _training_folders(args, work)
+    except StoreNotReady as error:
+        print(f"taicam train: {error}", file=sys.stderr)
+        return 2
     config = TrainConfig(
         data=data,
         val=val,
@@ -41,6 +73,25 @@ def _cmd_train(args: argparse.Namespace) -> int:
     onnx_path = train(config)
     print(f"exported {onnx_path}")
     return 0
+
+
+def _training_folders(args: argparse.Namespace, work: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    exported: dict[str, tuple[Path, dict[str, int]]] = {}
+    for folder in {*args.data, *(args.val or [])}:
+        exported[folder] = store_as_yolo(Path(folder), work)
+    data = tuple(exported[d][0] for d in args.data)
+    val = tuple(exported[v][0] for v in (args.val or args.data))
+    stores = {folder: counts for folder, (_, counts) in exported.items() if counts}
+    for folder in args.data:
+        if folder in stores and not stores[folder]["train"]:
+            raise StoreNotReady(f"{folder} has no checked, corrected or confirmed photo in its train split yet")
+    val_sources = args.val or args.data
+    if all(folder in stores and not stores[folder]["val"] for folder in val_sources):
+        raise StoreNotReady(
+            f"{', '.join(val_sources)} has no checked, corrected or confirmed photo in its val split yet"
+            " (about 1 capture session in 7 goes to val); give --val FOLDER to validate elsewhere"
+        )
+    return data, val
 
 
 def _cmd_train_classifier(args: argparse.Namespace) -> int:
@@ -63,7 +114,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.compare:
         return _compare(args)
     detector = TileDetector(args.model or BUNDLED_MODEL, classifier_path=classifier_path(args))
-    report = evaluate(detector, Path(args.data), split=args.split, conf=args.conf)
+    with tempfile.TemporaryDirectory(prefix="taicam-eval-") as work:
+        data, _ = store_as_yolo(Path(args.data), Path(work))
+        report = evaluate(detector, data, split=args.split, conf=args.conf)
     result = report.as_dict()
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
@@ -78,14 +131,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    """Both models on the same photos with the same classifier: a row each and their difference."""
+    """Both models on the same photos with the same classifier: a row each and their difference.
+
+    ``--data`` may be a label store: its val split (the photos people vouched for) is used.
+    """
     from models.evaluate import COMPARED, comparison_table, evaluate
     from vision.detector import TileDetector
 
     reports = []
-    for path in args.compare:
-        detector = TileDetector(path, classifier_path=classifier_path(args))
-        reports.append((Path(path).name, evaluate(detector, Path(args.data), split=args.split, conf=args.conf, progress=False)))
+    with tempfile.TemporaryDirectory(prefix="taicam-eval-") as work:
+        data, _ = store_as_yolo(Path(args.data), Path(work))
+        for path in args.compare:
+            detector = TileDetector(path, classifier_path=classifier_path(args))
+            reports.append((Path(path).name, evaluate(detector, data, split=args.split, conf=args.conf, progress=False)))
     if args.json:
         rows = [{"model": name, **report.as_dict()} for name, report in reports]
         difference = {key: round(rows[-1][key] - rows[0][key], 4) for key in COMPARED}
@@ -110,10 +168,17 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     train = commands.add_parser("train", help="train the tile detector and export ONNX (needs the 'train' extra)")
     train.add_argument(
-        "--data", nargs="+", type=yolo_folder, required=True, help="YOLO-layout folders to train on (images/train)"
+        "--data",
+        nargs="+",
+        type=yolo_folder,
+        required=True,
+        help="YOLO-layout folders or label stores (taicam label --data) to train on (their train split)",
     )
     train.add_argument(
-        "--val", nargs="+", type=yolo_folder, help="YOLO-layout folders to validate on (images/val; default --data)"
+        "--val",
+        nargs="+",
+        type=yolo_folder,
+        help="YOLO-layout folders or label stores to validate on (their val split; default --data)",
     )
     train.add_argument("--out", default="runs/train", help="work folder; the ONNX lands here")
     train.add_argument("--epochs", type=positive_number, default=50)
@@ -146,7 +211,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     classifier.set_defaults(handler=_cmd_train_classifier)
 
     evaluate = commands.add_parser("eval", help="measure a detector on a YOLO-layout folder")
-    evaluate.add_argument("--data", type=yolo_folder, required=True, help="YOLO-layout folder")
+    evaluate.add_argument(
+        "--data", type=yolo_folder, required=True, help="YOLO-layout folder, or a label store (its val split)"
+    )
     evaluate.add_argument("--split", default="val", help="images/<split> to use (default val)")
     add_model_flags(evaluate)
     evaluate.add_argument("--conf", type=fraction, default=0.25, help="confidence threshold for recall/precision")
