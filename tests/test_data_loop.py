@@ -305,21 +305,20 @@ def test_train_takes_the_store_directly_and_runs_one_epoch_on_cpu(tmp_path, caps
 
 @pytest.mark.slow
 def test_eval_compare_prints_a_row_per_model_and_their_difference(tmp_path, capsys):
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from taicam_datasets.synth import synthesize
 
     from taicam.cli import main
     from vision.detector import BUNDLED_MODEL
 
-    smaller = tmp_path / "taicam-tiles-int8.onnx"
-    quantize_dynamic(str(BUNDLED_MODEL), str(smaller), weight_type=QuantType.QUInt8)
+    # The two shipped detectors: the float network and its INT8 quantization, served by default.
+    smaller, bundled_float = BUNDLED_MODEL, BUNDLED_MODEL.with_name("taicam-tiles.onnx")
     data = tmp_path / "synth"
     synthesize(data, 12, seed=8, workers=1, progress=False, framing="hand")
     assert list((data / "images" / "val").glob("*.jpg")), "the synthesizer puts some scenes in val"
-    assert main(["eval", "--compare", str(BUNDLED_MODEL), str(smaller), "--data", str(data), "--no-classifier"]) == 0
+    assert main(["eval", "--compare", str(bundled_float), str(smaller), "--data", str(data), "--no-classifier"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in lines]
-    assert rows[0][0] == "model" and rows[1][0] == BUNDLED_MODEL.name and rows[2][0] == smaller.name
+    assert rows[0][0] == "model" and rows[1][0] == bundled_float.name and rows[2][0] == smaller.name
     assert rows[3][0] == "difference" and len(rows[3]) == len(rows[0])
     first, second = (list(map(float, row[1:])) for row in rows[1:3])
     assert [float(v) for v in rows[3][1:]] == pytest.approx([b - a for a, b in zip(first, second, strict=True)], abs=2e-4)
