@@ -105,6 +105,7 @@ class RealScene:
     scene: Scene
     seed: int
     framing: str
+    quads: np.ndarray  # (n, 4, 2) each labeled face's corners in the photo: top-left, top-right, bottom-right, bottom-left
 
     @property
     def boxes(self) -> np.ndarray:
@@ -133,7 +134,7 @@ def real_scene(bank: CropBank, seed: int, frame: tuple[int, int] | None = None, 
     photo, homography = _photograph(canvas, rng, frame, framing, tile_w)
     photo = _degrade(photo, rng)
     h, w = photo.shape[:2]
-    labels, roles = [], []
+    labels, roles, quads = [], [], []
     for index, tile in enumerate(canvas.tiles):
         if visible[index] < MIN_VISIBLE * cv2.contourArea(tile.quad.astype(np.float32)):
             continue  # under another tile
@@ -145,8 +146,28 @@ def real_scene(bank: CropBank, seed: int, frame: tuple[int, int] | None = None, 
             continue  # mostly outside the photo
         labels.append((CLASS_ID[tile.code], (x1 + x2) / 2 / w, (y1 + y2) / 2 / h, (x2 - x1) / w, (y2 - y1) / h))
         roles.append((tile.role, tile.group))
+        quads.append(quad)
     layout["seed"] = seed
-    return RealScene(Scene(photo, labels, layout, roles), seed, framing)
+    return RealScene(Scene(photo, labels, layout, roles), seed, framing, np.array(quads, np.float32).reshape(-1, 4, 2))
+
+
+def face_crops(scene: RealScene, side: int, margin: float, rng: random.Random | None = None, jitter: float = 0.0) -> np.ndarray:
+    """(n, side, side, 3) crops of the scene's faces, each turned upright and squashed square.
+
+    The pipeline reads tiles from a level view of the hand, so the classifier should learn faces
+    turned upright; ``jitter`` moves each corner by up to that share of the face, as boxes stray.
+    """
+    crops = np.empty((len(scene.quads), side, side, 3), np.uint8)
+    target = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    for i, quad in enumerate(scene.quads.astype(np.float64)):
+        centre = quad.mean(axis=0)
+        size = np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[0])
+        corners = centre + (quad - centre) * (1 + 2 * margin)
+        if rng is not None and jitter:
+            corners += np.array([[rng.uniform(-jitter, jitter) for _ in range(2)] for _ in range(4)]) * size / 2
+        matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
+        crops[i] = cv2.warpPerspective(scene.scene.image, matrix, (side, side), flags=cv2.INTER_AREA, borderValue=(114, 114, 114))
+    return crops
 
 
 def _photograph(
