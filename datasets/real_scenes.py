@@ -31,8 +31,18 @@ from scoring.tiles import BACK, TILE_CODES
 
 from .faces import FACE_H, FACE_W, FaceStyle, draw_face
 from .layout import list_images, read_labels, write_data_yaml
-from .scenes import CANVAS_H, CANVAS_W, CLASS_ID, MIN_VISIBLE, Scene, _Canvas, _lay_background, _lay_hand, _remaining_tiles
-from .scenes import random_winning_layout
+from .scenes import (
+    CANVAS_H,
+    CANVAS_W,
+    CLASS_ID,
+    MIN_VISIBLE,
+    Scene,
+    _Canvas,
+    _lay_background,
+    _lay_hand,
+    _remaining_tiles,
+    random_winning_layout,
+)
 
 # ../shared beside the checkout, as the tests expect it; TAICAM_REAL_HK points elsewhere (a worktree).
 REAL_HK = Path(os.environ.get("TAICAM_REAL_HK", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"))
@@ -166,7 +176,9 @@ def face_crops(scene: RealScene, side: int, margin: float, rng: random.Random | 
         if rng is not None and jitter:
             corners += np.array([[rng.uniform(-jitter, jitter) for _ in range(2)] for _ in range(4)]) * size / 2
         matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
-        crops[i] = cv2.warpPerspective(scene.scene.image, matrix, (side, side), flags=cv2.INTER_AREA, borderValue=(114, 114, 114))
+        crops[i] = cv2.warpPerspective(
+            scene.scene.image, matrix, (side, side), flags=cv2.INTER_AREA, borderValue=(114, 114, 114)
+        )
     return crops
 
 
@@ -214,7 +226,7 @@ def _degrade(photo: np.ndarray, rng: random.Random) -> np.ndarray:
     out += np.array([rng.uniform(-12, 12) for _ in range(3)], np.float32)  # white balance
     if rng.random() < 0.4:  # a shadow across part of the table
         ramp = np.linspace(rng.uniform(0.5, 0.85), 1.0, w, dtype=np.float32)
-        out *= ramp[None, ::-1 if rng.random() < 0.5 else 1, None]
+        out *= (ramp[::-1] if rng.random() < 0.5 else ramp)[None, :, None]
     if rng.random() < 0.3:
         out += np.random.default_rng(rng.randint(0, 2**31)).normal(0, rng.uniform(2, 8), (h, w, 1)).astype(np.float32)
     photo = np.clip(out, 0, 255).astype(np.uint8)

@@ -39,7 +39,7 @@ NEIGHBOUR_SIZE = 0.8  # ... if they are about as big: smaller ones are further o
 # the cloth still needs the caller's threshold. On real tiles laid out on a table (bench/real_scenes.py,
 # seeds 0–59) the winner's tiles found go 0.694 → 0.916 and flowers 0.512 → 0.928; a reach of 2.2
 # tile sizes found 0.881 and 0.819 (flowers lie a few tiles from the row), any distance 0.938 and 0.916.
-ROW_FLOOR = 0.05
+ROW_FLOOR = 0.02
 ROW_REACH = 4.0  # centre distance, in tile sizes
 ROW_SIZE_RATIO = 0.75  # "its own size": smaller or larger by no more than this ratio
 
