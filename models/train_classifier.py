@@ -41,6 +41,7 @@ class ClassifierConfig:
     real_scenes: int = 0  # scenes laid out from real-hk-v4 train crops (taicam_datasets.real_scenes) to add
     init: Path | None = None  # an exported classifier to fine-tune instead of starting from scratch
     lr: float = 3e-3  # the one-cycle peak; a fine-tune wants less
+    epoch_share: float = 1.0  # the share of the crops each epoch draws: short epochs keep the best one close
 
 
 def collect_crops(folder: Path, split: str, copies: int, rng: random.Random, side: int = SIDE) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +182,7 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     network = build_network()
     if config.init is not None:
         load_exported(network, config.init)
-    steps_per_epoch = int(np.ceil(len(crops) / config.batch))
+    steps_per_epoch = int(np.ceil(len(crops) * config.epoch_share / config.batch))
     optimiser = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, config.lr, total_steps=config.epochs * steps_per_epoch)
     # Rare classes (flowers, backs) weigh more, so that 梅 is not simply guessed as the common 菊.
@@ -270,11 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, help="an exported classifier (ONNX) to fine-tune")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--epoch-share", type=float, default=1.0, help="share of the crops each epoch draws")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     config = ClassifierConfig(
         tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
         threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
+        epoch_share=args.epoch_share,
     )  # fmt: skip
     train_classifier(config)
     return 0
