@@ -16,6 +16,7 @@ BENCHMARKS = {
     "detector": "bench.detector_speed",
     "pipeline": "bench.pipeline_speed",
     "accuracy": "bench.pipeline_accuracy",
+    "real": "bench.real_scenes",
     "service": "bench.service_load",
 }
 

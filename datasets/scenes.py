@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -93,8 +94,9 @@ def random_winning_layout(rng: random.Random) -> dict:
 class _Canvas:
     """Paints tiles and occluders on the table and keeps an id map for visibility."""
 
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random, faces: Callable[[str, FaceStyle], np.ndarray] | None = None):
         self.rng = rng
+        self.faces = faces  # another source of face pixels (real tile crops); drawn procedurally when None
         cloth = np.array(rng.choice(CLOTHS), np.float32) * rng.uniform(0.7, 1.2)
         # Felt texture: coarse noise, upscaled, is as convincing as per-pixel noise and far cheaper.
         noise = np.random.default_rng(rng.randint(0, 2**31)).normal(0, rng.uniform(3, 12), (CANVAS_H // 4, CANVAS_W // 4, 1))
@@ -119,7 +121,7 @@ class _Canvas:
         cv2.fillConvexPoly(self.image, hull + np.array([3, 4], np.int32), (0, 0, 0), cv2.LINE_AA)  # contact shadow
         cv2.fillConvexPoly(self.image, hull, tuple(int(v) for v in side), cv2.LINE_AA)
         cv2.fillConvexPoly(self.ids, hull, -1)
-        face = draw_face(code, style, self.rng)
+        face = self.faces(code, style) if self.faces is not None else draw_face(code, style, self.rng)
         # Warp only into the tile's bounding box: a full-canvas warp per tile is 20× slower.
         x0, y0 = np.floor(quad.min(axis=0)).astype(int)
         x1, y1 = np.ceil(quad.max(axis=0)).astype(int)

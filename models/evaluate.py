@@ -15,6 +15,7 @@ from tqdm import tqdm
 from scoring.tiles import TILE_CODES
 from vision.detections import Detections, areas, intersections
 from vision.detector import TileDetector
+from vision.photo import ROW_FLOOR, beside_sure_tiles
 
 IOU_MATCH = 0.5
 
@@ -157,7 +158,8 @@ def evaluate(detector: TileDetector, root: Path, split: str = "val", conf: float
         ).reshape(-1, 4)
         start = time.perf_counter()
         low = detector.detect(image, conf=min(conf, 0.01))
-        predicted = detector.reread(image, low[low.confidence >= conf])
+        # As the pipeline keeps them: sure boxes, and unsure ones beside a sure tile of their size.
+        predicted = detector.reread(image, beside_sure_tiles(low[low.confidence >= min(conf, ROW_FLOOR)], conf))
         elapsed += time.perf_counter() - start
         report.images += 1
         report.truth_tiles += len(rows)

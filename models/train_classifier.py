@@ -22,6 +22,10 @@ from vision.classifier import CROP_MARGIN, crop_tiles
 SIDE = 48
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
+# Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
+# held-out ones use val crops, as the benchmark does, with seeds of their own.
+REAL_TRAINING_SEEDS = 5_000_000
+REAL_HELD_OUT_SEEDS = range(2_000_000, 2_000_060)
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,10 @@ class ClassifierConfig:
     copies: int = 1  # jittered crops per training box
     seed: int = 0
     threads: int = 2
+    real_scenes: int = 0  # scenes laid out from real-hk-v4 train crops (taicam_datasets.real_scenes) to add
+    init: Path | None = None  # an exported classifier to fine-tune instead of starting from scratch
+    lr: float = 3e-3  # the one-cycle peak; a fine-tune wants less
+    epoch_share: float = 1.0  # the share of the crops each epoch draws: short epochs keep the best one close
 
 
 def collect_crops(folder: Path, split: str, copies: int, rng: random.Random, side: int = SIDE) -> tuple[np.ndarray, np.ndarray]:
@@ -74,6 +82,27 @@ def collect_crops(folder: Path, split: str, copies: int, rng: random.Random, sid
             classes.append(rows[:, 0].astype(np.int64))
     if not crops:
         return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
+    return np.concatenate(crops), np.concatenate(classes)
+
+
+def real_scene_crops(split: str, seeds: range, rng: random.Random | None, side: int = SIDE) -> tuple[np.ndarray, np.ndarray]:
+    """Upright crops of every face in real-tile scenes laid out from the ``split``'s crops.
+
+    Training crops (``rng`` given) are jittered, and flowers cut ``FLOWER_EXTRA_COPIES`` more times.
+    Only 1280 × 720 and 1920 × 1080 frames: the 12 MP ones take longest and give the same 48 px crops.
+    """
+    from taicam_datasets.real_scenes import FRAMES, REAL_HK, CropBank, face_crops, real_scene
+
+    bank = CropBank.from_dataset(REAL_HK, split)
+    crops, classes = [], []
+    for seed in seeds:
+        scene = real_scene(bank, seed, frame=FRAMES[seed % 2])
+        codes = np.array([label[0] for label in scene.scene.labels], np.int64)
+        flowers = np.array([TILE_CODES[c].endswith("f") for c in codes], bool)
+        for copy in range(1 + (FLOWER_EXTRA_COPIES if rng is not None else 0)):
+            chosen = np.ones(len(codes), bool) if copy == 0 else flowers
+            crops.append(face_crops(scene, side, CROP_MARGIN, rng, BOX_JITTER if rng is not None else 0.0)[chosen])
+            classes.append(codes[chosen])
     return np.concatenate(crops), np.concatenate(classes)
 
 
@@ -140,17 +169,22 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     torch.set_num_threads(config.threads)
     rng = random.Random(config.seed)
     parts = [collect_crops(folder, "train", config.copies, rng) for folder in config.data]
+    held_out = {folder.name: collect_crops(folder, "val", 1, rng) for folder in config.val}
+    if config.real_scenes:
+        parts.append(real_scene_crops("train", range(REAL_TRAINING_SEEDS, REAL_TRAINING_SEEDS + config.real_scenes), rng))
+        held_out["real_scenes_val_crops"] = real_scene_crops("val", REAL_HELD_OUT_SEEDS, None)
     crops = np.concatenate([p[0] for p in parts])
     classes = np.concatenate([p[1] for p in parts])
-    held_out = {folder.name: collect_crops(folder, "val", 1, rng) for folder in config.val}
     log(f"{len(crops)} training crops; held out: " + ", ".join(f"{k} {len(v[1])}" for k, v in held_out.items()))
     if len(crops) == 0:
         raise ValueError("no labeled boxes under images/train in the given folders")
 
     network = build_network()
-    steps_per_epoch = int(np.ceil(len(crops) / config.batch))
-    optimiser = torch.optim.AdamW(network.parameters(), lr=3e-3, weight_decay=5e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=config.epochs * steps_per_epoch)
+    if config.init is not None:
+        load_exported(network, config.init)
+    steps_per_epoch = int(np.ceil(len(crops) * config.epoch_share / config.batch))
+    optimiser = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=5e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, config.lr, total_steps=config.epochs * steps_per_epoch)
     # Rare classes (flowers, backs) weigh more, so that 梅 is not simply guessed as the common 菊.
     counts = np.bincount(classes, minlength=len(TILE_CODES)).astype(np.float64)
     weights = torch.tensor(
@@ -162,6 +196,10 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     history, best = [], -1.0
     for epoch in range(config.epochs):
         network.train()
+        if config.init is not None:  # the exported batch norms are folded into the convolutions: keep them fixed
+            for module in network.modules():
+                if isinstance(module, torch.nn.BatchNorm2d):
+                    module.eval()
         start = time.perf_counter()
         order = torch.randperm(len(crops), generator=generator).numpy()
         total = 0.0
@@ -193,6 +231,58 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     return metrics
 
 
+def load_exported(network, path: Path) -> None:
+    """Start from an exported classifier: the export folded each batch norm into its convolution,
+    so the convolutions take the folded weights and the batch norms become a bias each."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    values = {item.name: numpy_helper.to_array(item) for item in graph.initializer}
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    gemm = next(node for node in graph.node if node.op_type == "Gemm")
+    modules = list(network)
+    pairs = [(m, modules[i + 1]) for i, m in enumerate(modules) if isinstance(m, torch.nn.Conv2d)]
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+    with torch.no_grad():
+        for (conv, norm), node in zip(pairs, convs, strict=True):
+            conv.weight.copy_(torch.from_numpy(values[node.input[1]]))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(values[node.input[2]]))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        linear = modules[-1]
+        linear.weight.copy_(torch.from_numpy(values[gemm.input[1]]))
+        linear.bias.copy_(torch.from_numpy(values[gemm.input[2]]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m models.train_classifier``: ``taicam train-classifier`` with fine-tuning options."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="train or fine-tune the crop classifier")
+    parser.add_argument("--data", nargs="+", type=Path, required=True, help="YOLO-layout folders (images/train)")
+    parser.add_argument("--val", nargs="+", type=Path, help="YOLO-layout folders (images/val; default --data)")
+    parser.add_argument("--out", type=Path, default=Path("runs/classifier"))
+    parser.add_argument("--epochs", type=int, default=24)
+    parser.add_argument("--real-scenes", type=int, default=0, help="real-tile scenes from real-hk-v4 train crops to add")
+    parser.add_argument("--init", type=Path, help="an exported classifier (ONNX) to fine-tune")
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--epoch-share", type=float, default=1.0, help="share of the crops each epoch draws")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    config = ClassifierConfig(
+        tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
+        threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
+        epoch_share=args.epoch_share,
+    )  # fmt: skip
+    train_classifier(config)
+    return 0
+
+
 def export_onnx(network, path: Path) -> Path:
     """ONNX with a dynamic batch, and the class list and crop side in its metadata."""
     import onnx
@@ -210,3 +300,7 @@ def export_onnx(network, path: Path) -> Path:
         entry.key, entry.value = key, value
     onnx.save(model, str(path))
     return path
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

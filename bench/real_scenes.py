@@ -1,0 +1,101 @@
+"""The headline accuracy figure: finished hands laid out from real tile pixels, read end to end.
+
+Scenes come from ``taicam_datasets.real_scenes`` with crops of real-hk-v4 **val** only (the models
+never trained on them): 60 seeds, a third each in 1280 × 720, 1920 × 1080 and 4000 × 3000 frames,
+half whole tables and half the winner's side. Each photo goes through ``taicam score``'s path
+(recognise, repair, score_layout). Figures:
+
+- ``exact_hands``: concealed tiles, melds, flowers and winning tile all right;
+- ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
+- ``flower_recall`` and ``per_flower_recall``: the same for flowers;
+- ``class_accuracy``: of the winner's tiles found, read as the right code.
+
+Seeds 0–59 are where choices are made; seeds 1000–1059 (``CHECK_SEEDS``) check them.
+Run: ``python -m bench real`` (both ranges) or as the first part of ``python -m bench accuracy``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from taicam_datasets.real_scenes import REAL_HK, CropBank, RealScene, real_scene
+
+from models.evaluate import match, same_hand
+from scoring.tiles import TILE_CODES, is_flower
+from service.pipeline import recognise, repair, score_layout
+from vision.detector import TileDetector
+
+TUNING_SEEDS = range(60)
+CHECK_SEEDS = range(1000, 1060)
+
+
+@dataclass
+class RealSceneTally:
+    scenes: int = 0
+    exact: int = 0
+    tiles: int = 0
+    found: int = 0
+    right_code: int = 0
+    flowers: Counter = field(default_factory=Counter)
+    flowers_found: Counter = field(default_factory=Counter)
+    misses: list[int] = field(default_factory=list)  # seeds read wrong
+
+    def add(self, scene: RealScene, reading: dict, detections) -> None:
+        self.scenes += 1
+        right = same_hand(reading, scene.scene.layout)
+        self.exact += right
+        if not right:
+            self.misses.append(scene.seed)
+        own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
+        truth = scene.boxes[own]
+        codes = [TILE_CODES[scene.scene.labels[i][0]] for i in own]
+        self.tiles += len(own)
+        self.flowers.update(c for c in codes if is_flower(c))
+        for p, t in match(truth, detections):
+            self.found += 1
+            self.right_code += int(detections.class_id[p]) == TILE_CODES.index(codes[t])
+            if is_flower(codes[t]):
+                self.flowers_found[codes[t]] += 1
+
+    def figures(self) -> dict:
+        flowers = sum(self.flowers.values())
+        return {
+            "exact_hands": f"{self.exact} of {self.scenes}",
+            "tile_recall": round(self.found / max(self.tiles, 1), 4),
+            "flower_recall": round(sum(self.flowers_found.values()) / max(flowers, 1), 4),
+            "class_accuracy": round(self.right_code / max(self.found, 1), 4),
+            "per_flower_recall": {c: f"{self.flowers_found[c]}/{n}" for c, n in sorted(self.flowers.items())},
+            "missed_seeds": self.misses,
+        }
+
+
+def read_scene(detector: TileDetector, scene: RealScene, conf: float | None = None) -> tuple[dict, object]:
+    """The hand ``taicam score`` reads from the scene's photo, and the detections it read it from."""
+    options = {} if conf is None else {"conf": conf}
+    recognition = repair(recognise(detector, scene.scene.image, **options), {}, "taiwan")
+    return score_layout(recognition.layout, {}, "taiwan")["hand"], recognition.detections
+
+
+def tally(detector: TileDetector, bank: CropBank, seeds: range, conf: float | None = None) -> RealSceneTally:
+    counts = RealSceneTally()
+    for seed in seeds:
+        scene = real_scene(bank, seed)
+        hand, detections = read_scene(detector, scene, conf)
+        counts.add(scene, hand, detections)
+    return counts
+
+
+def run(detector: TileDetector | None = None) -> dict:
+    if not REAL_HK.exists():
+        return {"real_tile_scenes": f"skipped: {REAL_HK} is absent (set TAICAM_REAL_HK)"}
+    detector = detector or TileDetector()
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    return {
+        f"real_tile_scenes_seeds_{TUNING_SEEDS.start}_{TUNING_SEEDS.stop - 1}": tally(detector, bank, TUNING_SEEDS).figures(),
+        f"real_tile_scenes_seeds_{CHECK_SEEDS.start}_{CHECK_SEEDS.stop - 1}": tally(detector, bank, CHECK_SEEDS).figures(),
+    }
+
+
+if __name__ == "__main__":
+    print(run())

@@ -1,0 +1,81 @@
+"""Real-tile table scenes: the code path on a handful of crops, and a floor on a few fixed scenes."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from taicam_datasets.faces import FaceStyle, draw_face
+from taicam_datasets.real_scenes import REAL_HK, CropBank, face_crops, real_scene
+
+from scoring.tiles import BACK, TILE_CODES
+from vision.detector import BUNDLED_MODEL, TileDetector
+from vision.photo import beside_sure_tiles
+
+HANDFUL = 3  # crops per code in the tiny bank
+
+
+@pytest.fixture(scope="module")
+def detector() -> TileDetector:
+    return TileDetector(BUNDLED_MODEL)
+
+
+@pytest.fixture(scope="module")
+def tiny_bank() -> CropBank:
+    """A few small 'photo crops' per code, cut from drawn faces, as real-hk-v4's would be cut."""
+    rng = random.Random(0)
+    style = FaceStyle.random(rng)
+    crops = {}
+    for code in TILE_CODES:
+        if code == BACK:
+            continue
+        faces = [draw_face(code, style, rng) for _ in range(HANDFUL)]
+        crops[code] = tuple(face[::3, ::3].copy() for face in faces)  # small, as tiles in a rack photo are
+    return CropBank(crops)
+
+
+def test_a_tiny_real_tile_scene_lays_out_a_whole_hand_with_truth(tiny_bank):
+    made = real_scene(tiny_bank, seed=4, frame=(1280, 720), framing="hand")
+    assert made.scene.image.shape == (720, 1280, 3)
+    assert made.scene.shows_whole_hand()
+    layout = made.scene.layout
+    laid = len(layout["concealed"]) + 1 + sum(len(m["tiles"]) - (len(m["tiles"]) == 4) for m in layout["melds"])
+    assert laid == 17  # a finished Taiwan hand: 16 + 1, a kong counting as 3
+    boxes = made.boxes
+    assert len(boxes) == len(made.scene.labels) == len(made.quads)
+    assert (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
+    assert boxes[:, [0, 2]].max() <= 1280 and boxes[:, [1, 3]].max() <= 720
+    crops = face_crops(made, 48, 0.08)
+    assert crops.shape == (len(boxes), 48, 48, 3)
+    again = real_scene(tiny_bank, seed=4, frame=(1280, 720), framing="hand")
+    assert np.array_equal(again.scene.image, made.scene.image) and again.scene.labels == made.scene.labels
+
+
+def test_each_seed_picks_its_frame_and_framing(tiny_bank):
+    shapes = {real_scene(tiny_bank, seed).scene.image.shape[:2] for seed in range(3)}
+    assert shapes == {(720, 1280), (1080, 1920), (3000, 4000)}
+
+
+def test_unsure_boxes_are_kept_only_beside_a_sure_tile_of_their_size():
+    from vision.detections import Detections
+
+    boxes = np.array(
+        [[0, 0, 40, 56], [42, 0, 82, 56], [84, 0, 124, 56], [600, 400, 640, 456], [130, 0, 140, 10]], np.float32
+    )  # a sure tile, an unsure neighbour, a sure one, an unsure tile alone far off, an unsure speck
+    found = Detections(boxes, np.array([0.9, 0.1, 0.8, 0.1, 0.1], np.float32), np.zeros(5, np.int64))
+    kept = beside_sure_tiles(found, conf=0.25)
+    assert kept.xyxy.tolist() == boxes[:3].tolist()
+
+
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_real_tile_scenes_floor(detector):
+    from bench.real_scenes import tally
+
+    counts = tally(detector, CropBank.from_dataset(REAL_HK, "val"), range(6))
+    assert counts.found / counts.tiles >= FLOOR_RECALL
+    assert counts.exact >= FLOOR_EXACT
+
+
+FLOOR_RECALL = 0.85
+FLOOR_EXACT = 1
