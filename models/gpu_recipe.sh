@@ -18,7 +18,7 @@ fi
 ln -sfn "$PWD/datasets" "$WORK/pkgs/taicam_datasets"
 export PYTHONPATH="$PWD:$WORK/pkgs:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 TAICAM_FONTS="${TAICAM_FONTS:-$PWD/.fonts}"
 start=$(date +%s)
-python3 -m taicam data synth --out "$WORK/synth" --n "$N_SYNTH" --seed 1 --workers "$WORKERS" 2>&1 | tail -2
+python3 -m taicam data synth --out "$WORK/synth" --n "$N_SYNTH" --seed 1 --workers "$WORKERS" --framing random 2>&1 | tail -2
 echo "synth done in $(( $(date +%s) - start )) s"
 python3 -m taicam train --data "$WORK/synth" .realhk --val .realhk --out "$WORK/train" --device "$DEVICE" \
   --imgsz "$IMGSZ" --batch "$BATCH" --workers "$WORKERS" --hours "$HOURS" --epochs 300 --cache --seed 0 2>&1 \

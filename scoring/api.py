@@ -7,7 +7,7 @@ from typing import Any
 
 from .errors import ErrorCode
 from .evaluate import score, wait_set
-from .hand import HandError, parse_hand
+from .hand import HAND_TILES, HandError, parse_hand
 from .rules import get_preset
 from .tiles import PLAYING_TILES, chinese_name
 
@@ -57,6 +57,14 @@ def waits_json(data: Any) -> dict[str, Any]:
     melds = data.get("melds") or []
     if not isinstance(melds, list) or not all(isinstance(m, dict) and isinstance(m.get("tiles", []), list) for m in melds):
         raise HandError("bad_field", "'melds' must be a list of objects, each with a list of 'tiles'")
+    size = len(concealed) + 3 * len(melds)
+    if size != HAND_TILES - 1:  # the waits are of the hand before its winning tile
+        raise HandError(
+            ErrorCode.TILE_COUNT,
+            f"a hand waiting to win has {HAND_TILES - 1} tiles counting each meld as 3; this one has {size}"
+            f" ({len(concealed)} concealed + {len(melds)} meld(s) × 3)",
+            {"count": size},
+        )
     held = [t for t in concealed if isinstance(t, str)]
     for meld in melds:
         held.extend(meld.get("tiles", []))

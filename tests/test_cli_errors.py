@@ -92,3 +92,9 @@ def test_a_house_preset_with_a_misspelt_param_or_option_is_refused_by_taicam_rul
         assert done.returncode == 2
         lines = (done.stdout + done.stderr).strip().splitlines()
         assert len(lines) == 1 and misspelt in lines[0] and "Traceback" not in done.stderr, lines
+
+
+def test_synth_without_its_fonts_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("TAICAM_FONTS", str(tmp_path))  # a folder with no font in it
+    code, lines = _run_in_process(["data", "synth", "--out", str(tmp_path / "scenes"), "--n", "1"], capsys)
+    assert code == 2 and len(lines) == 1 and "no .ttf" in lines[0], lines

@@ -93,3 +93,10 @@ def test_every_error_code_is_one_of_the_stable_codes():
         {**GOOD, "options": {"x": 1}},
     ]
     assert all(error_code(data) in set(ErrorCode) for data in broken)
+
+
+def test_waits_with_the_wrong_count_speaks_of_the_16_tiles_before_the_win():
+    with pytest.raises(HandError) as error:
+        waits_json({"concealed": ["1m", "2m", "3m", "4m", "5m", "6m"]})
+    assert error.value.code == "tile_count" and error.value.details == {"count": 6}
+    assert "16 tiles" in error.value.message and "17" not in error.value.message

@@ -13,9 +13,14 @@ from ..common import add_model_flags, amount, classifier_path, fraction, positiv
 
 
 def _cmd_data_synth(args: argparse.Namespace) -> int:
+    from taicam_datasets.faces import FontsMissingError
     from taicam_datasets.synth import synthesize
 
-    data_yaml = synthesize(Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing)
+    try:
+        data_yaml = synthesize(Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing)
+    except FontsMissingError as error:  # a machine set up by hand, without the Makefile's fonts
+        print(f"taicam data synth: {error}", file=sys.stderr)
+        return 2
     print(f"wrote {args.n} scenes; train with: taicam train --data {Path(args.out).resolve()}")
     print(data_yaml)
     return 0
@@ -162,7 +167,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     synth.add_argument("--seed", type=int, default=1, help="seed; the same seed gives the same scenes")
     synth.add_argument("--workers", type=positive_number, default=None, help="processes (default: all cores)")
     synth.add_argument(
-        "--framing", default="random", choices=["random", "hand", "table", "mix"], help="camera framing (default random)"
+        "--framing",
+        default="hand",
+        choices=["random", "hand", "table", "mix"],
+        help="camera framing: hand (a player's snap of the finished hand, the default: photos taicam can score), "
+        "table (the whole table), random (training views), mix (training views, every third a snap)",
     )
     synth.set_defaults(handler=_cmd_data_synth)
 
