@@ -105,22 +105,23 @@ def _suit_pair_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[t
 
 @lru_cache(maxsize=100_000)
 def _suit_splits(suit: tuple[int, ...], honours: bool) -> bool:
-    """Whether one suit's (or the honours') counts split into sets only."""
-    if not any(suit):
-        return True
-    first = suit.index(next(n for n in suit if n))
-    if suit[first] >= 3:
-        rest = list(suit)
-        rest[first] -= 3
-        if _suit_splits(tuple(rest), honours):
-            return True
-    if not honours and first <= 6 and suit[first + 1] and suit[first + 2]:
-        rest = list(suit)
-        rest[first] -= 1
-        rest[first + 1] -= 1
-        rest[first + 2] -= 1
-        return _suit_splits(tuple(rest), honours)
-    return False
+    """Whether one suit's (or the honours') counts split into sets only.
+
+    One pass, lowest tile first: the lowest kind's tiles are pungs plus chows that start there,
+    and three such chows use the same tiles as three pungs, so its count mod 3 says how many
+    chows must start there. No search, so a suit seen for the first time costs one pass.
+    """
+    if honours:
+        return all(n % 3 == 0 for n in suit)
+    rest = list(suit)
+    for i in range(len(rest)):
+        chows = rest[i] % 3
+        if chows:
+            if i + 2 >= len(rest) or rest[i + 1] < chows or rest[i + 2] < chows:
+                return False
+            rest[i + 1] -= chows
+            rest[i + 2] -= chows
+    return True
 
 
 @lru_cache(maxsize=100_000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -263,7 +264,8 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
     key = (id(preset), tuple(sorted(options.items())))
     cached = _ACTIVE_CACHE.get(key)
     if cached is not None and cached[0] is preset:
-        _ACTIVE_CACHE.move_to_end(key)
+        with suppress(KeyError):  # another thread (the service's pool) may have just evicted it
+            _ACTIVE_CACHE.move_to_end(key)
         return cached[1]
     active = []
     for order, rule in enumerate(preset.patterns):

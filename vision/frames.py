@@ -161,7 +161,6 @@ class NewestFrames:
         self._error: FrameError | None = None
         self._ended = False
         self._stop = threading.Event()
-        self.decoded = 0  # frames decoded, for the measure of what skipping saves
         self._thread = threading.Thread(target=self._run, name="taicam-frames", daemon=True)
         self._thread.start()
 
@@ -172,7 +171,6 @@ class NewestFrames:
                     frame = None
                 elif self._frame is None:  # the reader took the last one: this one will be read
                     frame = self._source.retrieve()
-                    self.decoded += 1
                     if frame is None:
                         continue  # a frame that does not decode is a dropped frame
                 else:
