@@ -229,8 +229,8 @@ def test_an_empty_classifier_setting_turns_it_off(monkeypatch):
 def test_fixed_shape_models_take_the_second_pass_in_windows():
     from vision.photo import detect_photo
 
-    # The float model: this checks the windows, and INT8 reads this scene's windows 4 tiles worse
-    # (0.72 against 0.84 recall; the dynamic second pass 0.91 against 0.94, models/README.md).
+    # The float model: this checks the windows, and INT8 reads this scene's windows worse
+    # (0.69 against 0.84 recall; models/README.md).
     models = BUNDLED_MODEL.parent
     detector = TileDetector(models / "taicam-tiles.onnx", classifier_path=models / "taicam-tile-classifier.onnx")
     scene = render_scene(2, "table")

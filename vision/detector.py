@@ -17,8 +17,8 @@ from .classifier import BUNDLED_CLASSIFIER, TileClassifier
 from .detections import Detections, suppress_contained
 from .onnx_session import ModelError, open_session
 
-# INT8 (models/quantize.py): 0.64 × the float model's time, real-photo figures within half a point
-# (models/README.md). The float model stays beside it for ``--model models/taicam-tiles.onnx``.
+# INT8 (models/quantize.py): 0.37–0.64 × the float model's time, real-photo figures within half a
+# point (models/README.md). The float model stays beside it for ``--model models/taicam-tiles.onnx``.
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.int8.onnx"
 PAD_VALUE = 114
 
