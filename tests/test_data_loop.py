@@ -311,7 +311,7 @@ def test_eval_compare_prints_a_row_per_model_and_their_difference(tmp_path, caps
     from vision.detector import BUNDLED_MODEL
 
     # The two shipped detectors: the float network and its INT8 quantization, served by default.
-    smaller, bundled_float = BUNDLED_MODEL, BUNDLED_MODEL.with_name("taicam-tiles.onnx")
+    bundled_float, smaller = BUNDLED_MODEL, BUNDLED_MODEL.with_name("taicam-tiles.int8.onnx")
     data = tmp_path / "synth"
     synthesize(data, 12, seed=8, workers=1, progress=False, framing="hand")
     assert list((data / "images" / "val").glob("*.jpg")), "the synthesizer puts some scenes in val"

@@ -19,7 +19,7 @@ from scoring.tiles import TILE_CODES
 from .detections import Detections
 from .onnx_session import ModelError, open_session
 
-BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.int8.onnx"  # float beside it
+BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
 CROP_MARGIN = 0.08  # of the box size on each side: detector boxes are a little loose or tight
 # Detector readings this confident are right 99 % of the time on held-out boxes, more often than
 # the classifier's; only the others are read again.
