@@ -82,10 +82,9 @@ def tile_label(code: str, lang: str) -> str:
 def _fill(template: str, params: dict[str, Any], lang: str) -> str:
     joiner = "、" if lang == ZH else " "
     values = dict(params)
-    if "tile" in values:
-        values["tile"] = tile_label(values["tile"], lang)
-    if "old" in values:
-        values["old"] = tile_label(values["old"], lang)
+    for key in ("tile", "old"):
+        if values.get(key) is not None:  # a photo with no winning tile has none to name
+            values[key] = tile_label(values[key], lang)
     for key in ("tiles", "waits"):
         if key in values:
             values[key] = joiner.join(tile_label(code, lang) for code in values[key])

@@ -90,3 +90,10 @@ def test_a_winning_tile_that_is_no_tile_is_called_so(fake_app, jpeg_bytes):
     with TestClient(fake_app) as client:
         error = client.post("/v1/score", files=files, data={"winning_tile": "0m"}).json()["error"]
     assert error["code"] == "bad_winning_tile" and "'0m' is not a tile code" in error["message"]
+
+
+def test_a_photo_without_a_winning_tile_is_worded_in_chinese():
+    from service.messages import localise_error
+
+    error = {"code": "no_winning_tile", "message": "core words", "details": {}}
+    assert localise_error(error, {"tile": None}, ZH)["message"] == "不知道胡的是哪張牌：把它放在旁邊或指定它"
