@@ -73,9 +73,6 @@ def test_real_tile_scenes_floor(detector):
     from bench.real_scenes import tally
 
     counts = tally(detector, CropBank.from_dataset(REAL_HK, "val"), range(6))
-    assert counts.found / counts.tiles >= FLOOR_RECALL
-    assert counts.exact >= FLOOR_EXACT
-
-
-FLOOR_RECALL = 0.85
-FLOOR_EXACT = 1
+    assert counts.found / counts.tiles >= 0.9  # measured 0.991 (0.69 or so before row-aware acceptance)
+    assert counts.right_code / counts.found >= 0.85  # measured 0.916 (0.76 before the real-tile fine-tune)
+    assert counts.exact >= 1  # measured 2 of 6 (none before)

@@ -134,7 +134,8 @@ def first_pass(
     first look may find none of them. ``fine=False`` skips that finer look (live video rations it)."""
     first = _detect(detector, image, conf, iou)
     long_side = max(image.shape[:2])
-    if not fine or len(first) >= FEWEST_HAND_TILES or long_side < 1.5 * max(detector.info.imgsz):
+    # Sure tiles only: the unsure ones kept beside them do not show the tiles are big enough to read.
+    if not fine or (first.confidence >= conf).sum() >= FEWEST_HAND_TILES or long_side < 1.5 * max(detector.info.imgsz):
         return first
     scale = min(1.0, FINE_FIRST_SIDE / long_side)
     smaller = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
