@@ -71,6 +71,22 @@ function keepSwitch(input) {
 }
 async function confirmKept(imageId) { return api(`/v1/label/images/${imageId}/confirm`, { method: "POST" }); }
 
+// The kept photo of the snap and live pages, and its "this is right" button (#confirm).
+let keptId = null;
+function showKept(saved) {
+  keptId = saved ? saved.image_id : null;
+  if (saved && saved.error) toast(saved.error.message);
+  document.getElementById("confirm").hidden = !keptId;
+  document.getElementById("confirm").disabled = false;
+}
+function wireConfirm() {
+  document.getElementById("confirm").addEventListener("click", async () => {
+    if (!keptId) return;
+    try { await confirmKept(keptId); document.getElementById("confirm").disabled = true; toast(t("kept_confirmed")); }
+    catch (error) { toast(error.message); }
+  });
+}
+
 function header(page) {
   const links = ["snap", "live", "ledger"].map(p => `<a href="${withToken("/" + p)}" class="${p === page ? "here" : ""}" data-t="${p}"></a>`).join("");
   document.body.insertAdjacentHTML("afterbegin", `<header><strong>taicam</strong>${links}<span class="spacer"></span><a href="#" id="lang" data-t="language"></a></header>`);

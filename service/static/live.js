@@ -1,7 +1,7 @@
 // Live view: the server camera (MJPEG + events) or the phone camera (frames over a WebSocket).
 header("live");
 const $ = id => document.getElementById(id);
-let socket = null, stream = null, keptId = null;
+let socket = null, stream = null;
 keepSwitch($("keep"));  // read when the phone camera starts: the server keeps each newly stable hand's frame
 
 function showStable(result) {
@@ -10,18 +10,10 @@ function showStable(result) {
   $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${esc(p.name)}</span><span>${esc(p.tai)}</span></li>`).join("") || `<li class="error">${esc(score.error ? score.error.message : "")}</li>`;
   $("total").textContent = score.total ?? "—";
   toast(`${t("total")}: ${score.total ?? "—"}`);
-  const saved = result.saved_for_training;
-  keptId = saved ? saved.image_id : null;
-  if (saved && saved.error) toast(saved.error.message);
-  $("confirm").hidden = !keptId;
-  $("confirm").disabled = false;
+  showKept(result.saved_for_training);
 }
 
-$("confirm").addEventListener("click", async () => {
-  if (!keptId) return;
-  try { await confirmKept(keptId); $("confirm").disabled = true; toast(t("kept_confirmed")); }
-  catch (error) { toast(error.message); }
-});
+wireConfirm();
 
 $("use-server").addEventListener("click", () => {
   $("server-view").hidden = false; $("phone-view").hidden = true;

@@ -1,7 +1,7 @@
 // Snap & score: upload a photo, see boxes, fix tiles, toggle the context, add to a ledger.
 header("snap");
 const WINDS = ["E", "S", "W", "N"], WIND_NAMES = { E: "東", S: "南", W: "西", N: "北" };
-let photoFile = null, last = null, corrections = {}, selected = null, keptId = null;
+let photoFile = null, last = null, corrections = {}, selected = null;
 const $ = id => document.getElementById(id);
 // Turned on after a photo was scored, the switch keeps that photo at once.
 keepSwitch($("keep")).addEventListener("change", () => { if ($("keep").checked && photoFile) scorePhoto(); });
@@ -99,23 +99,11 @@ function show(result, errorMessage) {
     ? `<p>${t("alternatives")}: ` + result.alternatives.map(a => `<button class="secondary" data-win="${esc(a.detection)}">${esc(tileLabel(a.winning_tile))} → ${esc(a.total)}</button>`).join(" ") + "</p>" : "";
   document.querySelectorAll("[data-win]").forEach(b => b.addEventListener("click", () => { winningOverride = b.dataset.win; scoreWithWinning(); }));
   $("ledger-box").hidden = !score.total && score.total !== 0;
-  showKept(result.saved_for_training);
+  if (result.saved_for_training !== undefined) showKept(result.saved_for_training);  // not on a rescore of the context
 }
 
 // A kept photo can be confirmed: "this is right" marks every tile the player did not correct as right.
-function showKept(saved) {
-  if (saved === undefined) return;  // a context change rescored the hand without the photo
-  keptId = saved.image_id;
-  if (saved.error) toast(saved.error.message);
-  $("confirm").hidden = !keptId;
-  $("confirm").disabled = false;
-}
-
-$("confirm").addEventListener("click", async () => {
-  if (!keptId) return;
-  try { await confirmKept(keptId); $("confirm").disabled = true; toast(t("kept_confirmed")); }
-  catch (error) { toast(error.message); }
-});
+wireConfirm();
 
 // Warnings come in the page's language (Accept-Language); a tap highlights the tiles they are about.
 function showWarnings(warnings) {
