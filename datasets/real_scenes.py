@@ -269,10 +269,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=REAL_HK)
     parser.add_argument("--split", default="train", help="the split whose crops are laid out (never val for training)")
     parser.add_argument("--seed", type=int, default=TRAINING_SEED_BASE)
+    parser.add_argument(
+        "--val-every", type=int, default=10, help="every Nth seed goes to val; 1 writes the benchmark's scenes all to val"
+    )
     args = parser.parse_args(argv)
     bank = CropBank.from_dataset(args.data, args.split)
     print(f"{len(bank)} crops from {args.data}/{args.split}")
-    print(write_training_scenes(bank, args.out, range(args.seed, args.seed + args.n)))
+    print(write_training_scenes(bank, args.out, range(args.seed, args.seed + args.n), max(args.val_every, 1)))
     return 0
 
 

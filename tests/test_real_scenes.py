@@ -76,3 +76,14 @@ def test_real_tile_scenes_floor(detector):
     assert counts.found / counts.tiles >= 0.9  # measured 0.991 (0.69 or so before row-aware acceptance)
     assert counts.right_code / counts.found >= 0.85  # measured 0.916 (0.76 before the real-tile fine-tune)
     assert counts.exact >= 1  # measured 2 of 6 (none before)
+
+
+def test_benchmark_scenes_written_all_to_val_for_eval_compare(tiny_bank, tmp_path):
+    """``--val-every 1`` writes the benchmark's scenes as one val split, which ``taicam eval --compare`` reads."""
+    from taicam_datasets.layout import read_labels
+    from taicam_datasets.real_scenes import write_training_scenes
+
+    write_training_scenes(tiny_bank, tmp_path / "bench", range(2), val_every=1)
+    written = sorted((tmp_path / "bench" / "labels" / "val").glob("*.txt"))
+    assert len(written) == 2 and not list((tmp_path / "bench" / "labels" / "train").glob("*.txt"))
+    assert all(len(read_labels(path)) >= 17 for path in written)
