@@ -60,8 +60,68 @@ ERROR_TEMPLATES_ZH: dict[str, str] = {
     "tile_count": "胡牌要有17張（面子每組算3張），這手有{count}張",
     "too_many_copies": "{tile}出現{count}次：一副牌只有4張",
     "duplicate_flower": "每張花只有一張：{tile}出現兩次",
-    "no_winning_tile": "不知道胡的是哪張牌：把它放在旁邊或指定它",
 }
+
+
+# Every other error the service answers, in zh-TW by its code: the English message says more (which
+# field, which limit) and stays in ``details.message_en``. English readers get it as the message.
+ERROR_SUMMARIES_ZH: dict[str, str] = {
+    # the scoring core (scoring.errors.ErrorCode)
+    "bad_tile": "有一張牌的代碼不對",
+    "bad_field": "資料裡有一個欄位不對",
+    "bad_meld": "有一組面子不是合法的吃、碰或槓",
+    "bad_context": "胡牌的情況互相矛盾",
+    "no_winning_tile": "不知道胡的是哪張牌：把它放在旁邊或指定它",
+    "duplicate_flower": "同一張花出現兩次",
+    "tile_count": "牌數不對：胡牌要有17張（面子每組算3張）",
+    "too_many_copies": "同一張牌超過4張",
+    "not_winning": "這手牌不能胡",
+    "unknown_preset": "沒有這個規則",
+    "unknown_option": "這個規則沒有這個選項",
+    "bad_option": "規則選項的值不對",
+    "bad_preset": "規則檔有錯，請管理員修正",
+    # the HTTP service
+    "bad_json": "送來的資料不是正確的 JSON",
+    "invalid_request": "請求的格式不對",
+    "bad_correction": "更正的牌不對",
+    "bad_winning_tile": "指定的胡牌不在手牌裡",
+    "too_many_hands": "一次送來的手牌太多",
+    "too_large": "檔案太大",
+    "not_an_image": "這不是一張照片",
+    "busy": "伺服器正忙，請稍後再試",
+    "timeout": "傳送太慢，已中斷",
+    "model_not_loaded": "辨識模型還沒載入",
+    "no_camera": "伺服器沒有接攝影機",
+    "not_found": "找不到",
+    "method_not_allowed": "不支援這個操作",
+    "http_error": "請求失敗",
+    "unauthorized": "需要權杖：請用 QR 碼裡的連結開啟",
+    "bad_host": "這台伺服器不接受這個主機名稱",
+    "bad_origin": "其他網站不能在這裡做更改",
+    "csrf": "這個更改缺少必要的標頭",
+    "internal_error": "伺服器出錯了，請回報請求編號",
+    "labeling_off": "這台伺服器沒有開標記工具",
+    "store_full": "訓練資料已滿",
+    "no_font": "缺少畫牌用的字型",
+    # the ledger and the labeling store
+    "bad_table": "牌桌的設定不對",
+    "bad_hand": "這一把的記錄不對",
+    "conflict": "牌桌已經有新的記錄：請重新整理再試",
+    "bad_box": "標記框不對",
+    "bad_labels": "標記檔不對",
+    "bad_classes": "類別清單不對",
+    "bad_path": "路徑不對",
+    "bad_source": "來源不對",
+}
+
+
+def error_in(code: str, message: str, details: dict[str, Any], lang: str) -> tuple[str, dict[str, Any]]:
+    """The envelope's message and details for ``lang``: zh-TW gets the code's own sentence, with the
+    English message kept in the details; English is unchanged."""
+    summary = ERROR_SUMMARIES_ZH.get(code)
+    if lang != ZH or summary is None:
+        return message, details
+    return summary, {**details, "message_en": message}
 
 
 def pick_language(requested: str | None) -> str:
@@ -107,7 +167,7 @@ def localise_error(error: dict[str, Any], params: dict[str, Any], lang: str) -> 
     code = error["code"]
     values = {**params, **(error.get("details") or {})}
     key = "not_winning_no_waits" if code == "not_winning" and not values.get("waits") else code
-    template = ERROR_TEMPLATES_ZH.get(key)
+    template = ERROR_TEMPLATES_ZH.get(key) or ERROR_SUMMARIES_ZH.get(code)
     if lang != ZH or template is None:
         return error
     return {**error, "message": _fill(template, values, lang)}

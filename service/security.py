@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .messages import error_in, pick_language
 from .settings import LOOPBACK_HOSTS, Settings
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -209,7 +210,11 @@ class SecurityGate:
             state.done = not message.get("more_body", False)
 
     async def _answer(self, send: Send, scope: Scope, headers: Headers, refused: Refused, close: bool) -> None:
-        body = json.dumps({"error": {"code": refused.code, "message": refused.message, "details": {}}}).encode()
+        lang = pick_language(
+            parse_qs(scope.get("query_string", b"").decode("latin-1")).get("lang", [None])[0] or headers.get("accept-language")
+        )
+        message, details = error_in(refused.code, refused.message, {}, lang)
+        body = json.dumps({"error": {"code": refused.code, "message": message, "details": details}}).encode()
         raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         if close:
             raw.append((b"connection", b"close"))

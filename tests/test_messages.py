@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -97,3 +98,38 @@ def test_a_photo_without_a_winning_tile_is_worded_in_chinese():
 
     error = {"code": "no_winning_tile", "message": "core words", "details": {}}
     assert localise_error(error, {"tile": None}, ZH)["message"] == "不知道胡的是哪張牌：把它放在旁邊或指定它"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+RAISED = re.compile(
+    r'(?:ApiError\(\d+, |LedgerError\(|LabelError\(\s*|Refused\(\d+, |envelope\(\d+, |worded\(request, \d+, )"([a-z_]+)"'
+)
+
+
+def _codes_raised() -> set[str]:
+    from scoring.errors import ErrorCode
+
+    found = {code.value for code in ErrorCode}
+    for folder in ("service", "datasets", "vision"):
+        for path in (ROOT / folder).rglob("*.py"):
+            found |= set(RAISED.findall(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_every_error_code_has_a_zh_tw_sentence():
+    from service.messages import ERROR_SUMMARIES_ZH
+
+    raised = _codes_raised()
+    assert len(raised) >= 30  # the scan finds the service's codes, not nothing
+    assert raised <= set(ERROR_SUMMARIES_ZH), sorted(raised - set(ERROR_SUMMARIES_ZH))
+    for sentence in ERROR_SUMMARIES_ZH.values():
+        assert not re.search(r"[A-Za-z]{3,}", sentence.replace("JSON", "")), sentence
+
+
+def test_ledger_errors_in_the_asked_language_keep_the_english_detail(fake_app):
+    bad = {"name": "t", "players": ["甲", "乙", "丙"]}
+    with TestClient(fake_app) as client:
+        zh = client.post("/v1/tables", json=bad, headers={"accept-language": "zh-TW"}).json()["error"]
+        en = client.post("/v1/tables", json=bad).json()["error"]
+    assert zh["code"] == en["code"] and zh["message"] != en["message"]
+    assert not re.search(r"[A-Za-z]{3,}", zh["message"]) and zh["details"]["message_en"] == en["message"]
