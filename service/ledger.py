@@ -132,12 +132,12 @@ def apply_hand(table: dict[str, Any], state: TableState, la: LaLedger | None, ha
     return {**entry, **data}
 
 
-def replay(table: dict[str, Any], hands: list[dict[str, Any]]) -> TableState:
-    """Fold the hands into the table's state, with the full history."""
+def replay(table: dict[str, Any], hands: list[dict[str, Any]]) -> tuple[TableState, LaLedger | None]:
+    """Fold the hands into the table's state (with the full history) and its 拉 ledger."""
     state, la = new_state(table)
     for hand in hands:
         state.history.append(apply_hand(table, state, la, hand))
-    return state
+    return state, la
 
 
 def _snapshot_json(state: TableState, la: LaLedger | None) -> str:
@@ -236,9 +236,7 @@ class Ledger:
         if row is not None and row["seq"] == last:
             state, la = _snapshot_load(row["state"])
             return state, la, last, True
-        state, la = new_state(table)
-        for hand in self._hands(db, table["id"]):
-            state.history.append(apply_hand(table, state, la, hand))
+        state, la = replay(table, self._hands(db, table["id"]))
         return state, la, last, False
 
     def _store(self, db: sqlite3.Connection, table_id: int, seq: int, state: TableState, la: LaLedger | None) -> None:
