@@ -31,10 +31,71 @@ def rebuild(onnx_path: Path, arch: str = "yolo11n.yaml"):
     offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
     from ultralytics.nn.tasks import DetectionModel
 
-    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in onnx.load(str(onnx_path)).graph.initializer}
+    # A dynamic-shape export adds graph constants (onnx::Split_…) beside the parameters (model.…).
+    weights = {
+        i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
+        for i in onnx.load(str(onnx_path)).graph.initializer
+        if i.name.startswith("model.")
+    }
     model = DetectionModel(arch, nc=len(TILE_CODES), verbose=False).fuse(verbose=False)
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
+        raise ValueError(f"{onnx_path}: weights do not fit {arch} (missing {missing[:3]}, unexpected {unexpected[:3]})")
+    model.names = dict(enumerate(TILE_CODES))
+    return model.eval()
+
+
+def rebuild_trainable(onnx_path: Path, images: list[np.ndarray], arch: str = "yolo11n.yaml"):
+    """An unfused DetectionModel that gives the ONNX file's output and can be trained further.
+
+    The export folded each batch norm into its convolution. Here every convolution takes the folded
+    weight and its batch norm is rebuilt from the statistics of that convolution's output on
+    ``images`` (RGB float CHW arrays of one size): mean μ and variance σ² become the running
+    statistics, √(σ² + ε) the scale and bias + μ the shift. In eval mode that is exactly the folded
+    network; in train mode, batch statistics near μ and σ² keep it close, so fine-tuning starts from
+    the shipped detector instead of from a network whose every layer is rescaled by its first batch.
+    """
+    import torch
+
+    offline_ultralytics(Path(tempfile.gettempdir()) / "taicam-ultralytics-config")
+    from ultralytics.nn.modules import Conv
+    from ultralytics.nn.tasks import DetectionModel
+
+    fused = rebuild(onnx_path, arch)
+    moments: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+
+    def record(name: str, conv: torch.nn.Conv2d):
+        def hook(_module, _inputs, output):
+            before_bias = output - conv.bias.view(1, -1, 1, 1)
+            moments[name] = (before_bias.mean(dim=(0, 2, 3)), before_bias.var(dim=(0, 2, 3), unbiased=False))
+
+        return hook
+
+    handles = [
+        module.conv.register_forward_hook(record(name, module.conv))
+        for name, module in fused.named_modules()
+        if isinstance(module, Conv)
+    ]
+    with torch.no_grad():
+        fused(torch.from_numpy(np.stack(images)))
+    for handle in handles:
+        handle.remove()
+    model = DetectionModel(arch, nc=len(TILE_CODES), verbose=False)
+    folded = fused.state_dict()
+    with torch.no_grad():
+        for name, module in model.named_modules():
+            if not isinstance(module, Conv):
+                continue
+            mean, var = moments[name]
+            module.conv.weight.copy_(folded[f"{name}.conv.weight"])
+            module.bn.running_mean.copy_(mean)
+            module.bn.running_var.copy_(var)
+            module.bn.weight.copy_(torch.sqrt(var + module.bn.eps))
+            module.bn.bias.copy_(folded[f"{name}.conv.bias"] + mean)
+        rebuilt = tuple(f"{name}.{part}." for name in moments for part in ("conv", "bn"))
+        rest = {key: value for key, value in folded.items() if not key.startswith(rebuilt)}
+        missing, unexpected = model.load_state_dict(rest, strict=False)
+    if unexpected or [key for key in missing if not key.startswith(rebuilt)]:
         raise ValueError(f"{onnx_path}: weights do not fit {arch} (missing {missing[:3]}, unexpected {unexpected[:3]})")
     model.names = dict(enumerate(TILE_CODES))
     return model.eval()

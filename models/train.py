@@ -34,6 +34,7 @@ class TrainConfig:
     cache: bool = False
     patience: int = 100
     warmup_epochs: float = 3.0  # lower it when fine-tuning from trained weights
+    lr0: float | None = None  # AdamW at this learning rate; None lets ultralytics choose
     calibration: Path | None = None  # YOLO-layout folder whose train photos calibrate INT8; default data[0]
 
 
@@ -81,8 +82,13 @@ def train(config: TrainConfig) -> Path:
     work = config.out.resolve()
     data_yaml = _data_yaml(config, work)
     ultralytics = offline_ultralytics(work / "ultralytics-config")
-    model = ultralytics.YOLO(config.arch)
-    extra = {"time": config.hours} if config.hours else {}
+    arch = config.arch
+    if arch.endswith(".onnx"):  # fine-tune an exported detector, the shipped one say
+        arch = str(trainable_checkpoint(Path(arch), config.data[0], work / "from-onnx.pt", config.imgsz))
+    model = ultralytics.YOLO(arch)
+    extra: dict[str, object] = {"time": config.hours} if config.hours else {}
+    if config.lr0 is not None:
+        extra |= {"optimizer": "AdamW", "lr0": config.lr0}
     model.train(
         data=str(data_yaml),
         epochs=config.epochs,
@@ -92,7 +98,7 @@ def train(config: TrainConfig) -> Path:
         workers=config.workers,
         seed=config.seed,
         deterministic=True,
-        pretrained=config.arch.endswith(".pt"),  # ultralytics drops given weights when this is False
+        pretrained=arch.endswith(".pt"),  # ultralytics drops given weights when this is False
         amp=config.device != "cpu",
         plots=False,
         project=str(work),
@@ -108,6 +114,32 @@ def train(config: TrainConfig) -> Path:
     )
     best = work / "run" / "weights" / "best.pt"
     return export(best, config.imgsz, work / "taicam-tiles.onnx", config.calibration or config.data[0])
+
+
+# Photos whose activations rebuild an exported detector's batch norms (models.reexport.rebuild_trainable).
+BATCH_NORM_PHOTOS = 32
+
+
+def trainable_checkpoint(onnx_path: Path, photos: Path, target: Path, imgsz: int) -> Path:
+    """A checkpoint ultralytics can train, rebuilt from ``onnx_path`` with batch norms measured on
+    ``photos`` (a YOLO-layout folder; its train images, squashed to ``imgsz`` square)."""
+    import cv2
+    import numpy as np
+    import torch
+
+    from .reexport import rebuild_trainable
+
+    paths = sorted((photos / "images" / "train").glob("*.jpg"))
+    chosen = paths[:: max(1, len(paths) // BATCH_NORM_PHOTOS)][:BATCH_NORM_PHOTOS]
+    if not chosen:
+        raise FileNotFoundError(f"{photos}/images/train holds no .jpg to measure batch norms on")
+    images = []
+    for path in chosen:
+        rgb = cv2.resize(cv2.imread(str(path))[:, :, ::-1], (imgsz, imgsz), interpolation=cv2.INTER_AREA)
+        images.append(np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32) / 255)
+    model = rebuild_trainable(onnx_path, images)
+    torch.save({"model": model, "train_args": {"imgsz": imgsz, "task": "detect"}}, target)
+    return target
 
 
 def export(weights: Path, imgsz: int, target: Path, calibration: Path | None = None) -> Path:

@@ -63,3 +63,52 @@ def test_one_epoch_train_and_export_loads_in_onnxruntime(tmp_path):
     # Every export ships an INT8 copy beside the float model (models/quantize.py).
     int8 = TileDetector(Path(onnx_path).with_name("taicam-tiles.int8.onnx"), classifier_path=None)
     assert int8.info.names == TILE_CODES and len(int8.detect(image, conf=0.5)) >= 0
+
+
+@pytest.mark.slow
+def test_the_shipped_detector_rebuilt_for_fine_tuning_gives_its_own_output(tmp_path):
+    pytest.importorskip("ultralytics", reason="the 'train' extra is not installed")
+    import cv2
+    import onnxruntime as ort
+    import torch
+
+    from models.reexport import rebuild_trainable
+    from models.train import TrainConfig, train
+    from vision.detector import BUNDLED_MODEL, TileDetector
+
+    size = 320
+    images = [
+        np.ascontiguousarray(
+            cv2.resize(render_scene(seed, "hand").image[:, :, ::-1], (size, size)).transpose(2, 0, 1), dtype=np.float32
+        )
+        / 255
+        for seed in range(4)
+    ]
+    batch = np.stack(images)
+    model = rebuild_trainable(BUNDLED_MODEL, images)
+    shipped = ort.InferenceSession(str(BUNDLED_MODEL), providers=["CPUExecutionProvider"]).run(None, {"images": batch})[0]
+    with torch.no_grad():
+        rebuilt = model(torch.from_numpy(batch))[0].numpy()
+        model.train()  # batch statistics of the measuring batch are the rebuilt norms' own
+        training = model(torch.from_numpy(batch))
+        decoded = model.model[-1]._inference(training).numpy()  # the head's raw training output, decoded
+    boxes_and_scores = np.abs(shipped - rebuilt).max()
+    assert boxes_and_scores < 0.01, f"eval mode differs from the shipped model by {boxes_and_scores}"
+    scores = np.abs(decoded[:, 4:] - shipped[:, 4:]).max()
+    assert scores < 0.05, f"train mode should start at the shipped model; class scores differ by {scores}"
+
+    data = tmp_path / "synth"
+    synthesize(data, 10, seed=3, workers=2, progress=False)
+    config = TrainConfig(
+        data=(data,),
+        val=(data,),
+        out=tmp_path / "tune",
+        epochs=1,
+        imgsz=128,
+        batch=4,
+        workers=0,
+        arch=str(BUNDLED_MODEL),
+        lr0=0.0005,
+        warmup_epochs=0,
+    )
+    assert TileDetector(train(config), classifier_path=None).info.names == TILE_CODES

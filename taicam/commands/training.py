@@ -74,6 +74,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         hours=args.hours,
         cache=args.cache,
         warmup_epochs=args.warmup_epochs,
+        lr0=args.lr0,
     )
     onnx_path = train(config)
     print(f"exported {onnx_path}")
@@ -194,7 +195,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--imgsz", type=positive_number, default=640)
     train.add_argument("--device", default="cpu", help="'cpu' or a CUDA index such as 0")
     train.add_argument(
-        "--arch", default="yolo11n.yaml", help="model definition (.yaml, from scratch) or weights (.pt) to fine-tune"
+        "--arch",
+        default="yolo11n.yaml",
+        help="a model definition (.yaml, from scratch), or weights to fine-tune: .pt, or an exported .onnx (the shipped one)",
     )
     train.add_argument("--batch", type=positive_number, default=16)
     train.add_argument("--workers", type=whole_number, default=2)
@@ -202,6 +205,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--hours", type=amount, default=None, help="wall-clock budget in hours (overrides --epochs)")
     train.add_argument("--cache", action="store_true", help="cache decoded images in RAM")
     train.add_argument("--warmup-epochs", type=amount, default=3.0, help="learning-rate warm-up (lower to fine-tune)")
+    train.add_argument("--lr0", type=amount, default=None, help="AdamW at this learning rate (default: ultralytics chooses)")
     train.set_defaults(handler=_cmd_train)
 
     classifier = commands.add_parser(
