@@ -8,7 +8,6 @@ outside are never trusted: files live under the store's own folder, named by id.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import hashlib
 import io
@@ -17,12 +16,9 @@ import math
 import os
 import re
 import sqlite3
-import tempfile
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +31,7 @@ from vision.frames import FrameError
 from vision.image_guard import ImageDecoder, ImageRefused
 
 from .layout import IMAGE_SUFFIXES, list_images, read_labels
+from .storage import Database, atomic_write
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS images (
@@ -158,21 +155,6 @@ def guess_session(name: str) -> str:
     return stem or "default"
 
 
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write beside ``path`` under a fresh name (O_EXCL: never through a planted link), then rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)  # a link at ``path`` is replaced, not followed
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _read_no_follow(path: Path) -> bytes:
     """A file's bytes, refusing a symbolic link (a link in the data folder may point anywhere)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -182,10 +164,6 @@ def _read_no_follow(path: Path) -> bytes:
 
 def _real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    _atomic_write_bytes(path, text.encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -223,7 +201,7 @@ class LabelStore:
         self.images_dir.mkdir(parents=True, exist_ok=True)
         (self.root / "inbox").mkdir(exist_ok=True)
         (self.root / "exports").mkdir(exist_ok=True)
-        self._local = threading.local()
+        self._database = Database(self.root / "labels.db")
         self._db().executescript(SCHEMA)
         self._migrate()
 
@@ -261,26 +239,11 @@ class LabelStore:
 
     # --- storage ----------------------------------------------------------------------------
     def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.root / "labels.db", timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.row_factory = sqlite3.Row
-            self._local.db = db
-        return db
+        return self._database.connection()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction; the write lock is taken up front so writers queue."""
-        db = self._db()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        return self._database.transaction()
 
     def path_of(self, image_id: int) -> Path:
         row = self._db().execute("SELECT file FROM images WHERE id = ?", (image_id,)).fetchone()
@@ -327,7 +290,7 @@ class LabelStore:
         session = session or guess_session(original)
         with self._write() as db:
             self._check_room(db, len(data))
-            _atomic_write_bytes(self.images_dir / file, data)
+            atomic_write(self.images_dir / file, data)
             cursor = db.execute(
                 "INSERT INTO images (file, original, session, sha1, width, height, created, source, split, bytes)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -372,7 +335,7 @@ class LabelStore:
                     self._record_revision(db, existing["id"], list(capture.boxes))
                 return int(existing["id"])
             self._check_room(db, len(data))
-            _atomic_write_bytes(self.images_dir / file, data)
+            atomic_write(self.images_dir / file, data)
             cursor = db.execute(
                 "INSERT INTO images (file, original, session, sha1, width, height, created, source, split, bytes,"
                 " preset, hand, corrections, unscorable) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -588,11 +551,11 @@ class LabelStore:
                 _safe_mkdir(out, sub, split)
             source = self.images_dir / row["file"]
             stem = Path(row["file"]).stem
-            _atomic_write_bytes(out / "images" / split / row["file"], _read_no_follow(source))
+            atomic_write(out / "images" / split / row["file"], _read_no_follow(source))
             boxes = self._boxes(row["id"])
             w, h = row["width"], row["height"]
             lines = [_yolo_line(b, w, h) for b in boxes]
-            _atomic_write_text(out / "labels" / split / f"{stem}.txt", "".join(line + "\n" for line in lines))
+            atomic_write(out / "labels" / split / f"{stem}.txt", "".join(line + "\n" for line in lines))
             coco[split]["images"].append({"id": row["id"], "file_name": row["file"], "width": w, "height": h})
             for b in boxes:
                 coco[split]["annotations"].append(
@@ -609,8 +572,8 @@ class LabelStore:
         for split in ("train", "val"):
             _safe_mkdir(out, "images", split)
             _safe_mkdir(out, "labels", split)
-            _atomic_write_text(out / f"coco_{split}.json", json.dumps(coco[split], ensure_ascii=False))
-        _atomic_write_text(out / "classes.txt", "".join(code + "\n" for code in TILE_CODES))
+            atomic_write(out / f"coco_{split}.json", json.dumps(coco[split], ensure_ascii=False))
+        atomic_write(out / "classes.txt", "".join(code + "\n" for code in TILE_CODES))
         data_yaml = write_data_yaml(out)
         return {"out": str(out), "data_yaml": str(data_yaml), "train": counts["train"], "val": counts["val"]}
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from scoring.tiles import TILE_CODES
+
+from .storage import atomic_write
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -25,10 +25,7 @@ def write_data_yaml(root: Path, train: list[Path] | None = None, val: list[Path]
     lines.append("names:")
     lines += [f"  {i}: '{code}'" for i, code in enumerate(TILE_CODES)]
     path = root / "data.yaml"
-    fd, tmp = tempfile.mkstemp(prefix=".data.", suffix=".yaml.tmp", dir=root)  # O_EXCL: never through a planted link
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
-    os.replace(tmp, path)
+    atomic_write(path, "\n".join(lines) + "\n")
     return path
 
 

@@ -43,6 +43,7 @@ from .scenes import (
     _remaining_tiles,
     random_winning_layout,
 )
+from .storage import SHARED, atomic_write
 
 # ../shared beside the checkout, as the tests expect it; TAICAM_REAL_HK points elsewhere (a worktree).
 REAL_HK = Path(os.environ.get("TAICAM_REAL_HK", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"))
@@ -250,11 +251,9 @@ def write_training_scenes(bank: CropBank, out: Path, seeds: range, val_every: in
         stem = f"real_scene_{seed:07d}"
         cv2.imwrite(str(out / "images" / split / f"{stem}.jpg"), made.scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         lines = "".join(f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f}\n" for c, x, y, bw, bh in made.scene.labels)
-        label_path = out / "labels" / split / f"{stem}.txt"
-        label_path.with_suffix(".tmp").write_text(lines)
-        os.replace(label_path.with_suffix(".tmp"), label_path)
+        atomic_write(out / "labels" / split / f"{stem}.txt", lines, SHARED)
         layouts.append({"image": f"images/{split}/{stem}.jpg", **made.scene.layout})
-    (out / "layouts.jsonl").write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in layouts))
+    atomic_write(out / "layouts.jsonl", "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in layouts), SHARED)
     return write_data_yaml(out)
 
 

@@ -13,6 +13,7 @@ from tqdm import tqdm
 from .faces import render_fonts
 from .layout import write_data_yaml
 from .scenes import render_scene
+from .storage import SHARED, atomic_write
 
 VAL_EVERY = 10  # every tenth scene goes to val: seeds, not files, decide the split
 
@@ -27,14 +28,8 @@ def _write_one(args: tuple[Path, int, str]) -> dict:
     image_path = out / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(image_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     label_lines = "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in scene.labels)
-    _atomic_write(out / "labels" / split / f"{stem}.txt", label_lines)
+    atomic_write(out / "labels" / split / f"{stem}.txt", label_lines, SHARED)
     return {"image": f"images/{split}/{stem}.jpg", **scene.layout}
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def synthesize(
@@ -56,5 +51,5 @@ def synthesize(
     with ProcessPoolExecutor(workers) as pool:
         for layout in tqdm(pool.map(_write_one, jobs, chunksize=8), total=n, disable=not progress, desc="synth"):
             layouts.append(layout)
-    _atomic_write(out / "layouts.jsonl", "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in layouts))
+    atomic_write(out / "layouts.jsonl", "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in layouts), SHARED)
     return write_data_yaml(out)

@@ -15,12 +15,13 @@ import math
 import os
 import random
 import sqlite3
-import threading
 import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from taicam_datasets.storage import Database
 
 from scoring.payments import LaLedger, settle
 from scoring.tiles import WIND_LETTERS
@@ -153,14 +154,14 @@ def _snapshot_load(text: str) -> tuple[TableState, LaLedger | None]:
 
 
 class Ledger:
-    """SQLite-backed; one connection per thread, WAL mode, full sync."""
+    """SQLite-backed (``taicam_datasets.storage.Database``): a connection per thread, WAL mode, full sync."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():  # a personal money record: readable by its owner only (SQLite's -wal/-shm follow)
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-        self._local = threading.local()
+        self._database = Database(self.path)
         db = self._connection()
         db.executescript(SCHEMA)  # executescript manages its own transaction
         for table, column, kind in ADDED_COLUMNS:
@@ -169,27 +170,11 @@ class Ledger:
         db.executescript(INDEXES)
 
     def _connection(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
-            db.row_factory = sqlite3.Row
-            self._local.db = db
-        return db
+        return self._database.connection()
 
-    @contextmanager
-    def _connect(self):
-        db = self._connection()
-        db.execute("BEGIN IMMEDIATE")  # take the write lock up front: writers queue, never interleave
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        else:
-            db.execute("COMMIT")
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction: writers queue for the lock, never interleave."""
+        return self._database.transaction()
 
     def create_table(
         self, name: str, players: list[str], base: float, per_tai: float, preset: str = "taiwan", options: dict | None = None
