@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scoring.errors import ErrorCode, TaicamError
 from scoring.tiles import BACK, TILE_CODES
 
 FACE_W, FACE_H = 120, 160
@@ -45,8 +46,14 @@ BLUE = (25, 50, 140)
 BLACK = (25, 25, 30)
 
 
-class FontsMissingError(RuntimeError):
-    """A font of ``RENDER_FONTS`` is not installed, so scenes would not be the ones measured."""
+class FontsMissingError(TaicamError, RuntimeError):
+    """A font of ``RENDER_FONTS`` is not installed, so scenes would not be the ones measured.
+
+    A ``RuntimeError`` as well, as it was before taicam's errors had one base.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(ErrorCode.NO_FONT, message)
 
 
 def render_fonts() -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scoring.errors import ErrorCode, TaicamError
 from scoring.tiles import TILE_CODES
 from vision.frames import FrameError
 from vision.image_guard import ImageDecoder, ImageRefused
@@ -91,11 +92,8 @@ BOX_STATES = ("unchecked", "corrected", "confirmed")
 CAPTURE_JPEG_QUALITY = 95  # re-encoded (which drops EXIF), close to the camera's own quality
 
 
-class LabelError(ValueError):
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class LabelError(TaicamError):
+    """A request the label store refuses: a bad box or label file, an unknown image, a stale save, a full store."""
 
 
 @dataclass(frozen=True)
@@ -112,29 +110,29 @@ class Box:
     @classmethod
     def from_json(cls, raw: Any, width: int, height: int) -> Box:
         if not isinstance(raw, dict) or raw.get("code") not in TILE_CODES:
-            raise LabelError("bad_box", f"each box needs a tile code (one of the 43), got {raw!r}")
+            raise LabelError(ErrorCode.BAD_BOX, f"each box needs a tile code (one of the 43), got {raw!r}")
         try:
             x1, y1, x2, y2 = (float(v) for v in raw["box"])
         except (KeyError, TypeError, ValueError) as error:
-            raise LabelError("bad_box", f"'box' must be [x1, y1, x2, y2] in pixels: {error}") from error
+            raise LabelError(ErrorCode.BAD_BOX, f"'box' must be [x1, y1, x2, y2] in pixels: {error}") from error
         if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
-            raise LabelError("bad_box", "box coordinates must be finite numbers")
+            raise LabelError(ErrorCode.BAD_BOX, "box coordinates must be finite numbers")
         x1, x2 = sorted((max(0.0, min(x1, width)), max(0.0, min(x2, width))))
         y1, y2 = sorted((max(0.0, min(y1, height)), max(0.0, min(y2, height))))
         if x2 - x1 < 2 or y2 - y1 < 2:
-            raise LabelError("bad_box", "a box must be at least 2 pixels wide and tall inside the image")
+            raise LabelError(ErrorCode.BAD_BOX, "a box must be at least 2 pixels wide and tall inside the image")
         source = raw.get("source", "human")
         if source not in ("human", "model"):
-            raise LabelError("bad_box", "source is 'human' or 'model'")
+            raise LabelError(ErrorCode.BAD_BOX, "source is 'human' or 'model'")
         confidence = raw.get("confidence")
         if confidence is not None and (
             isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1
         ):
-            raise LabelError("bad_box", f"confidence is a number from 0 to 1 or null, got {confidence!r}")
+            raise LabelError(ErrorCode.BAD_BOX, f"confidence is a number from 0 to 1 or null, got {confidence!r}")
         # A box saved without a state keeps the old meaning: one a person drew or recoded is corrected.
         state = raw.get("state") or ("corrected" if source == "human" else "unchecked")
         if state not in BOX_STATES:
-            raise LabelError("bad_box", f"state is one of {', '.join(BOX_STATES)}, got {state!r}")
+            raise LabelError(ErrorCode.BAD_BOX, f"state is one of {', '.join(BOX_STATES)}, got {state!r}")
         return cls(raw["code"], x1, y1, x2, y2, source, None if confidence is None else float(confidence), state)
 
     def to_json(self) -> dict[str, Any]:
@@ -231,7 +229,7 @@ class LabelStore:
         count, used = db.execute("SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM images").fetchone()
         if count + 1 > self.max_images or used + size > self.max_bytes:
             raise LabelError(
-                "store_full",
+                ErrorCode.STORE_FULL,
                 f"the label store is full ({count} photos, {used / 1024**2:.0f} MB; limits {self.max_images}"
                 f" photos, {self.max_bytes / 1024**2:.0f} MB): export and train on it, move it aside, or raise"
                 " TAICAM_TRAINING_STORE_MAX_IMAGES / TAICAM_TRAINING_STORE_MAX_MB",
@@ -248,19 +246,19 @@ class LabelStore:
     def path_of(self, image_id: int) -> Path:
         row = self._db().execute("SELECT file FROM images WHERE id = ?", (image_id,)).fetchone()
         if row is None:
-            raise LabelError("not_found", f"no image {image_id}")
+            raise LabelError(ErrorCode.NOT_FOUND, f"no image {image_id}")
         path = (self.images_dir / row["file"]).resolve()
         if path.parent != self.images_dir:  # the name came from us, but check anyway
-            raise LabelError("not_found", "image outside the data folder")
+            raise LabelError(ErrorCode.NOT_FOUND, "image outside the data folder")
         return path
 
     def _decode(self, data: bytes, name: str) -> np.ndarray:
         try:
             return self.decoder.decode(data)
         except ImageRefused as error:
-            raise LabelError("too_large" if error.code == "too_large" else "busy", f"{name}: {error}") from error
+            raise LabelError(error.code, f"{name}: {error}") from error  # too_large or busy
         except FrameError as error:
-            raise LabelError("not_an_image", f"{name}: not a decodable image") from error
+            raise LabelError(ErrorCode.NOT_AN_IMAGE, f"{name}: not a decodable image") from error
 
     def load(self, image_id: int) -> np.ndarray | None:
         """A stored image, decoded under the same pixel cap as uploads; ``None`` if it cannot be read."""
@@ -275,9 +273,9 @@ class LabelStore:
     ) -> dict[str, Any]:
         """Add one image (bytes are checked to be an image); duplicates return the existing id."""
         if not data:
-            raise LabelError("not_an_image", f"{original}: empty file")
+            raise LabelError(ErrorCode.NOT_AN_IMAGE, f"{original}: empty file")
         if len(data) > MAX_IMAGE_BYTES:
-            raise LabelError("too_large", f"{original}: over {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
+            raise LabelError(ErrorCode.TOO_LARGE, f"{original}: over {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
         image = self._decode(data, original)
         digest = hashlib.sha1(data).hexdigest()
         existing = self._db().execute("SELECT id FROM images WHERE sha1 = ?", (digest,)).fetchone()
@@ -309,7 +307,7 @@ class LabelStore:
         unless a reviewer has checked it in /label since: then the reviewer's boxes stand.
         """
         if capture.source not in SOURCES:
-            raise LabelError("bad_source", f"source is one of {', '.join(SOURCES)}, got {capture.source!r}")
+            raise LabelError(ErrorCode.BAD_SOURCE, f"source is one of {', '.join(SOURCES)}, got {capture.source!r}")
         fields = (
             capture.preset,
             json.dumps(capture.hand, ensure_ascii=False) if capture.hand is not None else None,
@@ -318,7 +316,7 @@ class LabelStore:
         )
         ok, encoded = cv2.imencode(".jpg", capture.image, [cv2.IMWRITE_JPEG_QUALITY, CAPTURE_JPEG_QUALITY])
         if not ok:
-            raise LabelError("not_an_image", "the photo could not be encoded")
+            raise LabelError(ErrorCode.NOT_AN_IMAGE, "the photo could not be encoded")
         data = encoded.tobytes()
         file = f"{capture.digest[:16]}.jpg"
         height, width = capture.image.shape[:2]
@@ -376,7 +374,9 @@ class LabelStore:
             names = _class_names(root)
             sessions = _manifest_sessions(root)
         except OSError as error:  # a symbolic link, or unreadable
-            raise LabelError("bad_classes", f"{root}: cannot read the class list or manifest ({error.strerror})") from error
+            raise LabelError(
+                ErrorCode.BAD_CLASSES, f"{root}: cannot read the class list or manifest ({error.strerror})"
+            ) from error
         splits = [d for d in sorted((root / "images").iterdir()) if _real_dir(d)] or [root / "images"]
         # Every label file is read and checked first, so a bad line refuses the import before
         # anything is added instead of leaving it half done.
@@ -384,7 +384,7 @@ class LabelStore:
         for images_dir in splits:
             labels_dir = root / "labels" / images_dir.name if images_dir != root / "images" else root / "labels"
             if (root / "labels").is_symlink() or labels_dir.is_symlink():
-                raise LabelError("bad_labels", f"{labels_dir}: a symbolic link, not a folder of labels")
+                raise LabelError(ErrorCode.BAD_LABELS, f"{labels_dir}: a symbolic link, not a folder of labels")
             for path in list_images(images_dir):
                 if path.is_symlink():
                     continue
@@ -431,7 +431,7 @@ class LabelStore:
     def image(self, image_id: int) -> dict[str, Any]:
         row = self._db().execute("SELECT * FROM images WHERE id = ?", (image_id,)).fetchone()
         if row is None:
-            raise LabelError("not_found", f"no image {image_id}")
+            raise LabelError(ErrorCode.NOT_FOUND, f"no image {image_id}")
         boxes = self._boxes(image_id)
         return {
             "id": row["id"],
@@ -462,7 +462,7 @@ class LabelStore:
             current = db.execute("SELECT version FROM images WHERE id = ?", (image_id,)).fetchone()["version"]
             if current != version:
                 raise LabelError(
-                    "conflict", f"image {image_id} was saved elsewhere (version {current}, yours {version}); reload it"
+                    ErrorCode.CONFLICT, f"image {image_id} was saved elsewhere (version {current}, yours {version}); reload it"
                 )
             self._insert_boxes(db, image_id, boxes)
             new_checked = meta["checked"] if checked is None else checked
@@ -588,7 +588,7 @@ def _safe_mkdir(root: Path, *parts: str) -> Path:
     for depth in range(len(parts) + 1):
         path = root.joinpath(*parts[:depth])
         if path.is_symlink():
-            raise LabelError("bad_path", f"{path.name} is a symbolic link; exports write only into real folders")
+            raise LabelError(ErrorCode.BAD_PATH, f"{path.name} is a symbolic link; exports write only into real folders")
         path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -596,16 +596,16 @@ def _safe_mkdir(root: Path, *parts: str) -> Path:
 def _checked_labels(path: Path, names: list[str]) -> list[tuple[int, float, float, float, float]]:
     """A YOLO label file's rows, each with a known class and finite numbers; else ``LabelError``."""
     if path.is_symlink():
-        raise LabelError("bad_labels", f"{path.name}: a symbolic link, not a label file")
+        raise LabelError(ErrorCode.BAD_LABELS, f"{path.name}: a symbolic link, not a label file")
     try:
         rows = read_labels(path)
     except (ValueError, OSError) as error:
-        raise LabelError("bad_labels", str(error)) from error
+        raise LabelError(ErrorCode.BAD_LABELS, str(error)) from error
     for row in rows:
         if row[0] >= len(names):
-            raise LabelError("bad_labels", f"{path}: class {row[0]}, but only {len(names)} classes are named")
+            raise LabelError(ErrorCode.BAD_LABELS, f"{path}: class {row[0]}, but only {len(names)} classes are named")
         if not all(math.isfinite(v) for v in row[1:]):
-            raise LabelError("bad_labels", f"{path}: a box with a number that is not finite")
+            raise LabelError(ErrorCode.BAD_LABELS, f"{path}: a box with a number that is not finite")
     return rows
 
 
@@ -663,7 +663,7 @@ def _class_names(root: Path) -> list[str]:
         names = list(TILE_CODES)
     unknown = [n for n in names if n not in TILE_CODES]
     if unknown:
-        raise LabelError("bad_classes", f"{root}: class names {unknown[:5]} are not tile codes")
+        raise LabelError(ErrorCode.BAD_CLASSES, f"{root}: class names {unknown[:5]} are not tile codes")
     return names
 
 

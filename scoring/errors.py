@@ -11,7 +11,13 @@ from typing import Any
 
 
 class ErrorCode(StrEnum):
-    """Stable error codes of the scoring core. Clients may rely on the values."""
+    """Stable error codes of every layer. Clients may rely on the values.
+
+    ``service/errors.py`` holds the one map from code to HTTP status; ``service/messages.py`` a
+    zh-TW sentence for each.
+    """
+
+    # the scoring core
 
     BAD_TILE = "bad_tile"
     BAD_FIELD = "bad_field"
@@ -26,6 +32,26 @@ class ErrorCode(StrEnum):
     UNKNOWN_OPTION = "unknown_option"
     BAD_OPTION = "bad_option"
     BAD_PRESET = "bad_preset"
+    # vision: model files, frames and uploads
+    BAD_MODEL = "bad_model"
+    MODEL_NOT_LOADED = "model_not_loaded"
+    NO_FRAME = "no_frame"
+    NOT_AN_IMAGE = "not_an_image"
+    TOO_LARGE = "too_large"
+    BUSY = "busy"
+    # the ledger and the label store
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    BAD_TABLE = "bad_table"
+    BAD_HAND = "bad_hand"
+    BAD_BOX = "bad_box"
+    BAD_SOURCE = "bad_source"
+    BAD_LABELS = "bad_labels"
+    BAD_CLASSES = "bad_classes"
+    BAD_PATH = "bad_path"
+    STORE_FULL = "store_full"
+    LABELING_OFF = "labeling_off"
+    NO_FONT = "no_font"
 
 
 class TaicamError(ValueError):

@@ -13,19 +13,22 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from scoring.errors import ErrorCode, TaicamError
 
-from .ledger import LedgerError
 from .messages import error_in, pick_language
 
 log = logging.getLogger("taicam.service")
 
 
-class ApiError(Exception):
+class ApiError(TaicamError):
+    """An error of the HTTP layer itself, with the status it answers with.
+
+    Prefer raising a ``TaicamError`` with a code in ``STATUS_BY_CODE``; ``status`` is for the few
+    answers whose status depends on the route (a failed model reload is the caller's 422, a model
+    that is not loaded elsewhere the server's 503).
+    """
+
     def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None):
-        super().__init__(message)
+        super().__init__(code, message, details)
         self.status = status
-        self.code = code
-        self.message = message
-        self.details = details or {}
 
 
 def envelope(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> JSONResponse:
@@ -39,23 +42,40 @@ def worded(request: Request, status: int, code: str, message: str, details: dict
     return envelope(status, code, message, details)
 
 
-LEDGER_STATUS = {"not_found": 404, "conflict": 409}
-# A scoring error is the caller's (422) unless listed: a broken house preset is the server's.
-STATUS_BY_CODE: dict[str, int] = {ErrorCode.BAD_PRESET: 500}
+# The one map from error code to HTTP status. A code not listed is the caller's mistake: 422.
+STATUS_BY_CODE: dict[str, int] = {
+    ErrorCode.BAD_PRESET: 500,  # a broken house preset is the server's
+    ErrorCode.BAD_MODEL: 500,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.LABELING_OFF: 404,
+    ErrorCode.NO_FONT: 404,  # the labeling page falls back to text
+    "no_camera": 404,
+    "bad_host": 400,
+    "unauthorized": 401,
+    "bad_origin": 403,
+    "csrf": 403,
+    "method_not_allowed": 405,
+    "timeout": 408,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.TOO_LARGE: 413,
+    ErrorCode.NOT_AN_IMAGE: 415,
+    "internal_error": 500,
+    ErrorCode.MODEL_NOT_LOADED: 503,
+    ErrorCode.BUSY: 503,
+    ErrorCode.NO_FRAME: 503,
+    ErrorCode.STORE_FULL: 507,
+}
+
+
+def status_for(code: str) -> int:
+    return STATUS_BY_CODE.get(code, 422)
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(ApiError)
-    async def api_error(request: Request, error: ApiError) -> JSONResponse:
-        return worded(request, error.status, error.code, error.message, error.details)
-
-    @app.exception_handler(TaicamError)
+    @app.exception_handler(TaicamError)  # every layer's errors, ApiError too
     async def taicam_error(request: Request, error: TaicamError) -> JSONResponse:
-        return worded(request, STATUS_BY_CODE.get(error.code, 422), error.code, error.message, error.details)
-
-    @app.exception_handler(LedgerError)
-    async def ledger_error(request: Request, error: LedgerError) -> JSONResponse:
-        return worded(request, LEDGER_STATUS.get(error.code, 422), error.code, error.message)
+        status = error.status if isinstance(error, ApiError) else status_for(error.code)
+        return worded(request, status, error.code, error.message, error.details)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:

@@ -1,5 +1,8 @@
 """The labeling tool's API (served under /v1/label and the /label page).
 
+The store's ``LabelError``s reach the one error handler as they are: their HTTP status comes from
+the code (``service/errors.py``), as every other error's does.
+
 Paths from the browser are never trusted: folders to import from or export to are names
 inside the data folder's ``inbox/`` and ``exports/``, resolved and checked to stay there.
 """
@@ -18,9 +21,9 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from taicam_datasets.labels import Box, LabelError, LabelStore
 
+from scoring.errors import ErrorCode, TaicamError
 from scoring.tiles import TILE_CODES
 
-from .errors import ApiError
 from .schemas import RowId
 
 
@@ -44,7 +47,7 @@ class ExportIn(FolderIn):
 def store_dep(request: Request) -> LabelStore:
     store = getattr(request.app.state, "label_store", None)
     if store is None:
-        raise ApiError(404, "labeling_off", "start the labeling tool with 'taicam label --data DIR'")
+        raise TaicamError(ErrorCode.LABELING_OFF, "start the labeling tool with 'taicam label --data DIR'")
     return store
 
 
@@ -54,21 +57,11 @@ StoreDep = Annotated[LabelStore, Depends(store_dep)]
 def inside(base: Path, name: str) -> Path:
     """``base/name`` if it stays inside ``base``; anything else is refused."""
     if "\x00" in name or name.startswith("."):
-        raise ApiError(422, "bad_path", "give a plain folder name, not a path")
+        raise TaicamError(ErrorCode.BAD_PATH, "give a plain folder name, not a path")
     target = (base / name).resolve()
     if target.parent != base.resolve():
-        raise ApiError(422, "bad_path", "give a plain folder name, not a path")
+        raise TaicamError(ErrorCode.BAD_PATH, "give a plain folder name, not a path")
     return target
-
-
-def _call(action, *args, **kwargs):
-    try:
-        return action(*args, **kwargs)
-    except LabelError as error:
-        status = {"not_found": 404, "conflict": 409, "too_large": 413, "not_an_image": 415, "store_full": 507}.get(
-            error.code, 422
-        )
-        raise ApiError(status, error.code, error.message) from error
 
 
 @functools.lru_cache(maxsize=64)
@@ -88,28 +81,28 @@ def build_router(max_upload_bytes: int) -> APIRouter:
 
     @router.get("/images")
     def queue(store: StoreDep) -> list[dict[str, Any]]:
-        return _call(store.queue)
+        return store.queue()
 
     @router.get("/next")
     def next_unchecked(store: StoreDep) -> dict[str, Any]:
-        return {"id": _call(store.next_unchecked)}
+        return {"id": store.next_unchecked()}
 
     @router.get("/images/{image_id}")
     def image(store: StoreDep, image_id: RowId) -> dict[str, Any]:
-        return _call(store.image, image_id)
+        return store.image(image_id)
 
     @router.get("/images/{image_id}/file")
     def image_file(store: StoreDep, image_id: RowId) -> FileResponse:
-        return FileResponse(_call(store.path_of, image_id))
+        return FileResponse(store.path_of(image_id))
 
     @router.put("/images/{image_id}")
     def save(store: StoreDep, image_id: RowId, body: SaveIn) -> dict[str, Any]:
-        return _call(store.save, image_id, body.boxes, body.version, body.checked)
+        return store.save(image_id, body.boxes, body.version, body.checked)
 
     @router.post("/images/{image_id}/confirm")
     def confirm(store: StoreDep, image_id: RowId) -> dict[str, Any]:
         """The player's "this is right": every box they did not correct becomes confirmed."""
-        return _call(store.confirm, image_id)
+        return store.confirm(image_id)
 
     @router.post("/upload", status_code=201)
     def upload(store: StoreDep, files: Annotated[list[UploadFile], File()]) -> dict[str, Any]:
@@ -118,7 +111,7 @@ def build_router(max_upload_bytes: int) -> APIRouter:
             data = upload.file.read(max_upload_bytes + 1)
             if len(data) > max_upload_bytes:
                 problems.append(f"{upload.filename}: over the upload limit")
-                codes.add("too_large")
+                codes.add(ErrorCode.TOO_LARGE)
                 continue
             try:
                 added.append(store.add_image(data, upload.filename or "upload.jpg"))
@@ -126,31 +119,31 @@ def build_router(max_upload_bytes: int) -> APIRouter:
                 problems.append(error.message)
                 codes.add(error.code)
         if problems and not added:
-            if codes == {"too_large"}:
-                raise ApiError(413, "too_large", "; ".join(problems))
-            if "store_full" in codes:
-                raise ApiError(507, "store_full", "; ".join(problems))
-            raise ApiError(415, "not_an_image", "; ".join(problems))
+            if codes == {ErrorCode.TOO_LARGE}:
+                raise LabelError(ErrorCode.TOO_LARGE, "; ".join(problems))
+            if ErrorCode.STORE_FULL in codes:
+                raise LabelError(ErrorCode.STORE_FULL, "; ".join(problems))
+            raise LabelError(ErrorCode.NOT_AN_IMAGE, "; ".join(problems))
         return {"added": added, "problems": problems}
 
     @router.post("/import")
     def import_inbox(store: StoreDep, body: FolderIn) -> dict[str, int]:
         folder = inside(store.root / "inbox", body.name)
         if not folder.is_dir():
-            raise ApiError(404, "not_found", f"no folder inbox/{body.name} in the data folder")
-        return _call(store.import_folder, folder)
+            raise TaicamError(ErrorCode.NOT_FOUND, f"no folder inbox/{body.name} in the data folder")
+        return store.import_folder(folder)
 
     @router.post("/prelabel")
     async def prelabel(request: Request, store: StoreDep) -> dict[str, int]:
         detector = request.app.state.detector
         if detector is None:
-            raise ApiError(503, "model_not_loaded", "the detector is not loaded")
+            raise TaicamError(ErrorCode.MODEL_NOT_LOADED, "the detector is not loaded")
         return await run_in_threadpool(prelabel_all, store, detector)
 
     @router.post("/export")
     def export(store: StoreDep, body: ExportIn) -> dict[str, Any]:
         out = inside(store.root / "exports", body.name)
-        result = _call(store.export, out, body.val_fraction, body.checked_only)
+        result = store.export(out, body.val_fraction, body.checked_only)
         # Paths inside the data folder, never the server's absolute ones.
         return {**result, "out": f"exports/{out.name}", "data_yaml": f"exports/{out.name}/data.yaml"}
 
@@ -161,11 +154,11 @@ def build_router(max_upload_bytes: int) -> APIRouter:
     @router.get("/tiles/{code}.png")
     def tile_picture(code: str) -> Response:
         if code not in TILE_CODES:
-            raise ApiError(404, "not_found", f"no tile {code}")
+            raise TaicamError(ErrorCode.NOT_FOUND, f"no tile {code}")
         try:
             return Response(_tile_png(code), media_type="image/png", headers={"cache-control": "max-age=86400"})
-        except RuntimeError as error:  # no CJK font installed: the page falls back to text
-            raise ApiError(404, "no_font", str(error)) from error
+        except RuntimeError as error:  # no CJK font installed (FontsMissingError): the page falls back to text
+            raise TaicamError(ErrorCode.NO_FONT, str(error)) from error
 
     return router
 

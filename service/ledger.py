@@ -23,6 +23,7 @@ from typing import Any
 
 from taicam_datasets.storage import Database
 
+from scoring.errors import ErrorCode, TaicamError
 from scoring.payments import LaLedger, settle
 from scoring.tiles import WIND_LETTERS
 
@@ -66,13 +67,8 @@ SQLITE_MAX_INTEGER = 2**63 - 1
 TABLE_OPTIONS = {"la": False, "swap_after_east_round": False, "draw_seats": False}
 
 
-class LedgerError(ValueError):
+class LedgerError(TaicamError):
     """A request the ledger refuses: unknown table, bad seat, a conflicting write."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass
@@ -180,13 +176,13 @@ class Ledger:
         self, name: str, players: list[str], base: float, per_tai: float, preset: str = "taiwan", options: dict | None = None
     ) -> dict[str, Any]:
         if len(players) != 4 or any(not p.strip() for p in players):
-            raise LedgerError("bad_table", "a table has exactly four named players")
+            raise LedgerError(ErrorCode.BAD_TABLE, "a table has exactly four named players")
         if not all(math.isfinite(v) and 0 <= v <= MAX_AMOUNT for v in (base, per_tai)):
-            raise LedgerError("bad_table", f"底 and 台 amounts must be between 0 and {MAX_AMOUNT:,}")
+            raise LedgerError(ErrorCode.BAD_TABLE, f"底 and 台 amounts must be between 0 and {MAX_AMOUNT:,}")
         merged = {**TABLE_OPTIONS, **(options or {})}
         unknown = set(merged) - set(TABLE_OPTIONS)
         if unknown:
-            raise LedgerError("bad_table", f"unknown table option(s): {', '.join(sorted(unknown))}")
+            raise LedgerError(ErrorCode.BAD_TABLE, f"unknown table option(s): {', '.join(sorted(unknown))}")
         with self._connect() as db:
             cursor = db.execute(
                 "INSERT INTO tables (name, players, base, per_tai, preset, options, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -201,10 +197,10 @@ class Ledger:
 
     def _table_row(self, db: sqlite3.Connection, table_id: int) -> dict[str, Any]:
         if not 0 < table_id <= SQLITE_MAX_INTEGER:  # beyond SQLite's integers there is no such table
-            raise LedgerError("not_found", f"no table {table_id}")
+            raise LedgerError(ErrorCode.NOT_FOUND, f"no table {table_id}")
         row = db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
         if row is None:
-            raise LedgerError("not_found", f"no table {table_id}")
+            raise LedgerError(ErrorCode.NOT_FOUND, f"no table {table_id}")
         table = dict(row)
         table["players"] = json.loads(table["players"])
         table["options"] = json.loads(table["options"])
@@ -304,7 +300,7 @@ class Ledger:
                 seq = last + 1
                 if expected_seq is not None and expected_seq != seq:
                     raise LedgerError(
-                        "conflict", f"the table moved on: hand {seq} is next, not {expected_seq}; reload and retry"
+                        ErrorCode.CONFLICT, f"the table moved on: hand {seq} is next, not {expected_seq}; reload and retry"
                     )
                 data = make_data(table, state)
                 entry = apply_hand(table, state, la, {"seq": seq, "kind": kind, "data": data})
@@ -335,11 +331,11 @@ class Ledger:
         A retry with the same ``idempotency_key`` records nothing and answers the current state.
         """
         if winner not in WIND_LETTERS or (discarder is not None and discarder not in WIND_LETTERS):
-            raise LedgerError("bad_hand", "seats are E, S, W, N")
+            raise LedgerError(ErrorCode.BAD_HAND, "seats are E, S, W, N")
         if not self_drawn and (discarder is None or discarder == winner):
-            raise LedgerError("bad_hand", "a discard win needs a discarder other than the winner")
+            raise LedgerError(ErrorCode.BAD_HAND, "a discard win needs a discarder other than the winner")
         if not 0 <= tai <= MAX_TAI:
-            raise LedgerError("bad_hand", f"台 must be between 0 and {MAX_TAI}")
+            raise LedgerError(ErrorCode.BAD_HAND, f"台 must be between 0 and {MAX_TAI}")
 
         def make(table: dict[str, Any], state: TableState) -> dict[str, Any]:
             payers = [s for s in WIND_LETTERS if s != winner] if self_drawn else [str(discarder)]

@@ -91,6 +91,8 @@ ERROR_SUMMARIES_ZH: dict[str, str] = {
     "busy": "伺服器正忙，請稍後再試",
     "timeout": "傳送太慢，已中斷",
     "model_not_loaded": "辨識模型還沒載入",
+    "bad_model": "辨識模型檔案不能用",
+    "no_frame": "攝影機沒有畫面",
     "no_camera": "伺服器沒有接攝影機",
     "not_found": "找不到",
     "method_not_allowed": "不支援這個操作",

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from scoring.errors import ErrorCode, TaicamError
 from vision.detector import TileDetector
 
 from .errors import ApiError
@@ -58,7 +59,7 @@ def serve_detector(app: FastAPI, detector: TileDetector) -> None:
 def serving_dep(request: Request) -> Serving:
     serving = request.app.state.serving
     if serving is None:
-        raise ApiError(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
+        raise TaicamError(ErrorCode.MODEL_NOT_LOADED, f"the detector is not loaded: {request.app.state.model_error}")
     return serving
 
 
@@ -88,7 +89,7 @@ def build_models_router(settings: Settings, detector_factory: Callable[[Settings
         path = settings.model_path
         if body is not None and body.file is not None:
             if Path(body.file).name != body.file or body.file.startswith(".") or not body.file.endswith(MODEL_SUFFIX):
-                raise ApiError(422, "bad_path", f"give a plain {MODEL_SUFFIX} file name beside the model in service")
+                raise TaicamError(ErrorCode.BAD_PATH, f"give a plain {MODEL_SUFFIX} file name beside the model in service")
             path = settings.model_path.parent / body.file
         with reload_lock:
             current = request.app.state.serving
@@ -98,7 +99,7 @@ def build_models_router(settings: Settings, detector_factory: Callable[[Settings
                 if detector is None:
                     raise ValueError("no detector came back")
             except Exception as error:
-                raise ApiError(
+                raise ApiError(  # the caller's file did not load: 422, where "no model at all" is 503
                     422, "model_not_loaded", f"{path.name} did not load ({error}); still serving {previous}",
                     {"model": previous},
                 ) from error  # fmt: skip

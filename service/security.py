@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .errors import status_for
 from .messages import error_in, pick_language
 from .settings import LOOPBACK_HOSTS, Settings
 
@@ -73,9 +74,15 @@ def host_name(netloc: str) -> str:
 
 
 class Refused(Exception):
-    def __init__(self, status: int, code: str, message: str):
+    """The gate's answer before the app sees the request; its status comes from ``STATUS_BY_CODE``.
+
+    Not a ``TaicamError``: it is raised into the app's body reads, where a ``ValueError`` could be
+    taken for a malformed body instead of ending the request.
+    """
+
+    def __init__(self, code: str, message: str):
         super().__init__(message)
-        self.status = status
+        self.status = status_for(code)
         self.code = code
         self.message = message
 
@@ -107,17 +114,17 @@ class SecurityGate:
     def _refusal(self, scope: Scope, headers: Headers) -> Refused | None:
         host = headers.get("host", "")
         if "*" not in self.allowed_hosts and host_name(host) not in self.allowed_hosts:
-            return Refused(400, "bad_host", f"this taicam does not answer to the host {host!r} (see --allow-host)")
+            return Refused("bad_host", f"this taicam does not answer to the host {host!r} (see --allow-host)")
         if self.settings.token and not tokens_match(self._offered_token(scope, headers), self.settings.token):
-            return Refused(401, "unauthorized", "this taicam is on the LAN: open the link with its token (see the QR code)")
+            return Refused("unauthorized", "this taicam is on the LAN: open the link with its token (see the QR code)")
         unsafe = scope["type"] == "websocket" or scope["method"] not in SAFE_METHODS
         origin = headers.get("origin")
         if unsafe and origin is not None and not self._same_origin(origin, host):
-            return Refused(403, "bad_origin", f"requests from {origin!r} may not change anything here")
+            return Refused("bad_origin", f"requests from {origin!r} may not change anything here")
         if scope["type"] == "http" and unsafe and not scope["path"].startswith(COMPUTE_ONLY_PATHS):
             media_type = headers.get("content-type", "").split(";")[0].strip().lower()
             if media_type != "application/json" and CSRF_HEADER not in headers:
-                return Refused(403, "csrf", f"a request that changes something needs a JSON body or the {CSRF_HEADER} header")
+                return Refused("csrf", f"a request that changes something needs a JSON body or the {CSRF_HEADER} header")
         return None
 
     def _same_origin(self, origin: str, host: str) -> bool:
@@ -163,7 +170,7 @@ class SecurityGate:
             try:
                 message = await asyncio.wait_for(receive(), BODY_CHUNK_TIMEOUT_S)
             except TimeoutError:
-                state.refused = Refused(408, "timeout", f"no body bytes for {BODY_CHUNK_TIMEOUT_S:g} s")
+                state.refused = Refused("timeout", f"no body bytes for {BODY_CHUNK_TIMEOUT_S:g} s")
                 state.done = True
                 raise state.refused from None
             if message["type"] == "http.request":
@@ -192,7 +199,7 @@ class SecurityGate:
             await self._answer(send, scope, headers, state.refused, close=not state.done)
 
     def _too_large(self) -> Refused:
-        return Refused(413, "too_large", f"upload over the {self.settings.max_upload_mb:g} MB limit")
+        return Refused("too_large", f"upload over the {self.settings.max_upload_mb:g} MB limit")
 
     @staticmethod
     async def _drain(receive: Receive, state: _BodyState) -> None:

@@ -65,4 +65,4 @@ def keep_for_training(
     try:
         return {"image_id": store.add_capture(capture)}
     except LabelError as error:
-        return {"image_id": None, "error": {"code": error.code, "message": error.message, "details": {}}}
+        return {"image_id": None, **error.to_json()}

@@ -102,7 +102,7 @@ def test_a_photo_without_a_winning_tile_is_worded_in_chinese():
 
 ROOT = Path(__file__).resolve().parents[1]
 RAISED = re.compile(
-    r'(?:ApiError\(\d+, |LedgerError\(|LabelError\(\s*|Refused\(\d+, |envelope\(\d+, |worded\(request, \d+, )"([a-z_]+)"'
+    r'(?:ApiError\(\d+, |LedgerError\(|LabelError\(\s*|Refused\(|envelope\(\d+, |worded\(request, \d+, )"([a-z_]+)"'
 )
 
 

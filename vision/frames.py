@@ -10,14 +10,22 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
+from scoring.errors import ErrorCode, TaicamError
 
-class FrameError(RuntimeError):
-    """A source that cannot give frames: unreadable image, missing camera, dropped stream."""
+
+class FrameError(TaicamError, RuntimeError):
+    """A source that cannot give frames: unreadable image, missing camera, dropped stream.
+
+    A ``RuntimeError`` as well, as it was before taicam's errors had one base.
+    """
+
+    def __init__(self, message: str, code: ErrorCode | str = ErrorCode.NO_FRAME, details: dict[str, Any] | None = None):
+        super().__init__(code, message, details)
 
 
 class FrameSource(Protocol):
@@ -30,13 +38,13 @@ class FrameSource(Protocol):
 def decode_image(data: bytes, max_pixels: int = 50_000_000) -> np.ndarray:
     """Decode image bytes to BGR, with a clear error for anything that is not an image."""
     if not data:
-        raise FrameError("empty upload: no image bytes")
+        raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
     buffer = np.frombuffer(data, np.uint8)
     image = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
     if image is None:
-        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)")
+        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)", ErrorCode.NOT_AN_IMAGE)
     if image.shape[0] * image.shape[1] > max_pixels:
-        raise FrameError(f"image too large: {image.shape[1]}×{image.shape[0]} pixels")
+        raise FrameError(f"image too large: {image.shape[1]}×{image.shape[0]} pixels", ErrorCode.TOO_LARGE)
     return image
 
 
@@ -48,7 +56,7 @@ def read_image(path: str | Path) -> np.ndarray:
     try:
         return decode_image(data)
     except FrameError as error:
-        raise FrameError(f"{path}: {error}") from error
+        raise FrameError(f"{path}: {error}", error.code, error.details) from error
 
 
 class ImageSource:

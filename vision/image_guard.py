@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 from PIL import Image
 
+from scoring.errors import ErrorCode
+
 from .frames import FrameError, decode_image
 
 DECODE_WAIT_S = 30.0  # a decode slot not free by then: the server is busy, say so
@@ -23,26 +25,25 @@ DECODE_WAIT_S = 30.0  # a decode slot not free by then: the server is busy, say 
 class ImageRefused(FrameError):
     """An image refused before decoding: ``code`` is ``too_large`` or ``busy``."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
+    def __init__(self, code: ErrorCode, message: str):
+        super().__init__(message, code)
 
 
 def image_size(data: bytes) -> tuple[int, int]:
     """(width, height) from the header alone; ``FrameError`` when no image format is recognised."""
     if not data:
-        raise FrameError("empty upload: no image bytes")
+        raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
                 return image.size
     except Image.DecompressionBombError as error:  # Pillow's own cap (about 179 MP) is far above ours
-        raise ImageRefused("too_large", f"image too large: {error}") from error
+        raise ImageRefused(ErrorCode.TOO_LARGE, f"image too large: {error}") from error
     # Pillow's ways of saying "not an image"; ImportError where ultralytics, imported in the same
     # process, has patched Image.open to fetch a HEIF plugin for anything Pillow cannot identify.
     except (OSError, ValueError, SyntaxError, EOFError, ImportError) as error:
-        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)") from error
+        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)", ErrorCode.NOT_AN_IMAGE) from error
 
 
 class ImageDecoder:
@@ -56,14 +57,14 @@ class ImageDecoder:
         width, height = image_size(data)
         if width * height > self.max_pixels:
             raise ImageRefused(
-                "too_large", f"image too large: {width}×{height} pixels, over the {self.max_pixels / 1e6:g} MP limit"
+                ErrorCode.TOO_LARGE, f"image too large: {width}×{height} pixels, over the {self.max_pixels / 1e6:g} MP limit"
             )
         return width, height
 
     def decode(self, data: bytes) -> np.ndarray:
         self.check(data)
         if not self._slots.acquire(timeout=DECODE_WAIT_S):
-            raise ImageRefused("busy", "too many images being decoded at once; try again")
+            raise ImageRefused(ErrorCode.BUSY, "too many images being decoded at once; try again")
         try:
             return decode_image(data, max_pixels=self.max_pixels)
         finally:

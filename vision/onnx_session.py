@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import onnxruntime as ort
 
+from scoring.errors import ErrorCode, TaicamError
 
-class ModelError(ValueError):
+
+class ModelError(TaicamError):
     """The ONNX file is not a taicam model of the expected kind."""
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None):
+        super().__init__(ErrorCode.BAD_MODEL, message, details)
 
 
 def open_session(path: Path, threads: int | None = None, spinning: bool = True) -> ort.InferenceSession:
