@@ -21,7 +21,7 @@ def test_writers_in_many_threads_keep_every_row(tmp_path):
 
     def write(writer: int) -> None:
         try:
-            for n in range(40):
+            for _ in range(40):
                 with database.transaction() as db:  # read then write: racy without the lock taken up front
                     count = db.execute("SELECT COUNT(*) FROM rows WHERE writer = ?", (writer,)).fetchone()[0]
                     db.execute("INSERT INTO rows VALUES (?, ?)", (writer, count))
