@@ -17,7 +17,7 @@ import numpy as np
 from scoring.tiles import TILE_CODES
 
 from .detections import Detections
-from .onnx_session import ModelError, open_session
+from .onnx_session import PAD_VALUE, ModelError, open_session
 
 BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
 CROP_MARGIN = 0.08  # of the box size on each side: detector boxes are a little loose or tight
@@ -40,7 +40,7 @@ def crop_tiles(image: np.ndarray, xyxy: np.ndarray, side: int, margin: float = C
         left, top = int(max(0, np.floor(x1 - dx))), int(max(0, np.floor(y1 - dy)))
         right, bottom = int(min(w, np.ceil(x2 + dx))), int(min(h, np.ceil(y2 + dy)))
         if right <= left or bottom <= top:
-            crops[i] = 114
+            crops[i] = PAD_VALUE
             continue
         patch = image[top:bottom, left:right]
         shrink = patch.shape[0] > side or patch.shape[1] > side

@@ -1,9 +1,15 @@
-"""Detections: parallel numpy arrays, validated when built."""
+"""Detections: parallel numpy arrays, validated when built, and the geometry of their boxes.
+
+Box geometry (centres, sizes, overlaps, non-maximum suppression, merging) is written once, here;
+the grouping and the photo passes call it instead of each writing its own.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from scoring.tiles import TILE_CODES
@@ -60,6 +66,50 @@ class Detections:
         classes[index] = class_id
         return Detections(self.xyxy, self.confidence, classes, self.alt_class_id, self.alt_confidence)
 
+    def shifted(self, dx: float, dy: float) -> Detections:
+        """The same readings with every box moved by (``dx``, ``dy``): a window's pixels → its view's."""
+        return self.at(self.xyxy + np.array([dx, dy, dx, dy], np.float32))
+
+    @property
+    def centres(self) -> np.ndarray:
+        """(n, 2) box centres, float64."""
+        return box_centres(self.xyxy.astype(np.float64))
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """(n,) the square root of each box's area, float64: a tile's size however it is turned."""
+        return box_sizes(self.xyxy)
+
+    @property
+    def narrow_sides(self) -> np.ndarray:
+        """(n,) each box's shorter side: a tile's width whichever way it stands."""
+        return narrow_sides(self.xyxy)
+
+    @classmethod
+    def concat(cls, parts: Sequence[Detections]) -> Detections:
+        """All the parts' detections, in order; the runner-up readings only if every part has them."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        has_alt = all(p.alt_class_id is not None and p.alt_confidence is not None for p in parts)
+        return cls(
+            np.concatenate([p.xyxy for p in parts]),
+            np.concatenate([p.confidence for p in parts]),
+            np.concatenate([p.class_id for p in parts]),
+            np.concatenate([p.alt_class_id for p in parts]) if has_alt else None,
+            np.concatenate([p.alt_confidence for p in parts]) if has_alt else None,
+        )
+
+    @classmethod
+    def merge(cls, parts: Sequence[Detections], iou: float) -> Detections:
+        """Overlapping looks at one picture (windows of a view) as one set: where two read the same
+        tile, the surer box stays (NMS at ``iou``, then ``suppress_contained``), surest first."""
+        merged = cls.concat(parts)
+        if len(merged) == 0:
+            return merged
+        keep = non_max_suppression(xyxy_to_xywh(merged.xyxy), merged.confidence, iou)
+        return suppress_contained(merged[keep[np.argsort(-merged.confidence[keep], kind="stable")]])
+
     @property
     def codes(self) -> list[str]:
         return [TILE_CODES[int(i)] for i in self.class_id]
@@ -70,6 +120,33 @@ class Detections:
             {"code": code, "box": [round(float(v), 1) for v in box], "confidence": round(float(conf), 4)}
             for code, box, conf in zip(self.codes, self.xyxy, self.confidence, strict=True)
         ]
+
+
+def box_centres(xyxy: np.ndarray) -> np.ndarray:
+    """(n, 2) centres of the boxes ``xyxy``, in their own dtype."""
+    return (xyxy[:, :2] + xyxy[:, 2:]) / 2
+
+
+def box_sizes(xyxy: np.ndarray, min_area: float = 0.0) -> np.ndarray:
+    """(n,) the square root of each box's area (at least ``min_area``), float64."""
+    area = areas(np.asarray(xyxy, np.float64))
+    return np.sqrt(np.maximum(area, min_area) if min_area else area)
+
+
+def narrow_sides(xyxy: np.ndarray) -> np.ndarray:
+    """(n,) each box's shorter side, in the boxes' own dtype."""
+    return np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+
+
+def xyxy_to_xywh(xyxy: np.ndarray) -> np.ndarray:
+    """Corner boxes → (left, top, width, height), the form OpenCV's NMS takes."""
+    return np.stack([xyxy[:, 0], xyxy[:, 1], xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]], axis=1)
+
+
+def non_max_suppression(xywh: np.ndarray, scores: np.ndarray, iou: float, min_score: float = 0.0) -> np.ndarray:
+    """Indices of the boxes kept by class-agnostic NMS (OpenCV's): one tile is one box."""
+    kept = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), min_score, iou)
+    return np.asarray(kept, dtype=np.int64).reshape(-1)
 
 
 def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -14,14 +14,15 @@ import numpy as np
 from scoring.tiles import TILE_CODES
 
 from .classifier import BUNDLED_CLASSIFIER, TileClassifier
-from .detections import Detections, suppress_contained
-from .onnx_session import ModelError, open_session
+from .detections import Detections, non_max_suppression, suppress_contained
+from .onnx_session import PAD_VALUE, ModelError, open_session
 
 # The float model. INT8 beside it (models/quantize.py, ``--model models/taicam-tiles.int8.onnx``) runs
 # in 0.37–0.64 × the time with real-photo figures within half a point, but reads 8 of 120 real-tile
 # scenes exactly against 12: not the default until that gap closes (models/README.md).
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
-PAD_VALUE = 114
+DEFAULT_CONF = 0.25  # ultralytics' own default confidence, which the bundled model's figures use
+DEFAULT_IOU = 0.6  # NMS overlap: touching tiles overlap little, so a lower one would not split them better
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class ModelInfo:
 def letterbox(
     image: np.ndarray, size: tuple[int, int], stride: int | None = None
 ) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """Resize keeping aspect, pad with 114 to ``size`` (h, w); returns image, gain and padding.
+    """Resize keeping aspect, pad with ``PAD_VALUE`` to ``size`` (h, w); returns image, gain and padding.
 
     With ``stride`` (models exported with a dynamic shape) the padding stops at the next
     multiple of the stride, as ultralytics' own rectangular inference does: a 16:9 frame
@@ -109,7 +110,9 @@ class TileDetector:
         """Codes from the crop classifier when there is one; the detector's own otherwise."""
         return self.classifier.refine(image, detections, second_look) if self.classifier is not None else detections
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, side: int | None = None
+    ) -> Detections:
         """Tiles in ``image``. ``side`` sets the model input's long side (dynamic exports only)."""
         if image.ndim != 3 or image.shape[2] != 3:
             raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
@@ -154,8 +157,7 @@ def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray
     if len(boxes) == 0:
         empty = np.zeros(0, np.int64)
         return boxes.reshape(0, 4), scores, classes.astype(np.int64), empty, np.zeros(0, np.float32)
-    xywh = np.stack([boxes[:, 0], boxes[:, 1], bw, bh], axis=1)
-    kept = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), conf, iou), dtype=np.int64).reshape(-1)
+    kept = non_max_suppression(np.stack([boxes[:, 0], boxes[:, 1], bw, bh], axis=1), scores, iou, min_score=conf)
     runner_up = np.argsort(-class_scores[kept], axis=1)[:, 1]
     alt_scores = class_scores[kept][np.arange(len(kept)), runner_up]
     return boxes[kept], scores[kept], classes[kept].astype(np.int64), runner_up.astype(np.int64), alt_scores

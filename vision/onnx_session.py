@@ -9,6 +9,10 @@ import onnxruntime as ort
 
 from scoring.errors import ErrorCode, TaicamError
 
+# The grey the exporter letterboxes with (ultralytics pads with 114): the models saw it around every
+# picture they were trained on, so every pad and every empty crop uses it.
+PAD_VALUE = 114
+
 
 class ModelError(TaicamError):
     """The ONNX file is not a taicam model of the expected kind."""

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import Detections, areas, intersections, suppress_contained
-from .detector import PAD_VALUE, TileDetector
+from .detections import Detections, areas, box_centres, box_sizes, intersections
+from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
 from .grouping import group_tiles
 
 TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliably
@@ -42,6 +42,16 @@ NEIGHBOUR_SIZE = 0.8  # ... if they are about as big: smaller ones are further o
 ROW_FLOOR = 0.02
 ROW_REACH = 4.0  # centre distance, in tile sizes
 ROW_SIZE_RATIO = 0.75  # "its own size": smaller or larger by no more than this ratio
+AREA_SHRINK_BELOW = 0.75  # a view scaled below this is shrunk by area first: sampling alone aliases fine strokes
+# A second pass that finds fewer than this share of the first pass's tiles inside its view went
+# wrong (blur, a hand over the tiles): the first pass's reading stands.
+SECOND_PASS_MIN_SHARE = 0.5
+FINE_FIRST_FROM = 1.5  # a photo's long side under this many model sides gains too little from a finer first look
+FINER_RENDER_FROM = 1.05  # a level view less than 5 % coarser than the pixels worth reading is read as it is
+REGION_MARGIN = 3.0  # tile widths around the chosen tiles: flowers and melds lie a little apart from the row
+# Windows step by this share of their side: the overlap (a quarter) holds a whole tile that one
+# window's edge cuts, and the merge keeps one box of the two readings.
+WINDOW_STEP = 0.75
 
 
 @dataclass(frozen=True)
@@ -54,7 +64,7 @@ class View:
 
     def render(self, image: np.ndarray) -> np.ndarray:
         matrix, source = self.matrix, image
-        if self.scale < 0.75:  # shrink by area first: sampling alone would alias the tiles' fine strokes
+        if self.scale < AREA_SHRINK_BELOW:
             x0, y0, x1, y1 = self._photo_bounds(image.shape)
             source = cv2.resize(image[y0:y1, x0:x1], None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
             to_photo = np.array([[1 / self.scale, 0, x0], [0, 1 / self.scale, y0], [0, 0, 1]])
@@ -84,8 +94,7 @@ class View:
 
     def contains(self, xyxy: np.ndarray) -> np.ndarray:
         """Which photo boxes have their centre inside the view."""
-        centres = np.stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2], axis=1)
-        inside = centres @ self.matrix[:, :2].T + self.matrix[:, 2]
+        inside = box_centres(xyxy) @ self.matrix[:, :2].T + self.matrix[:, 2]
         return (inside[:, 0] >= 0) & (inside[:, 0] < self.size[0]) & (inside[:, 1] >= 0) & (inside[:, 1] < self.size[1])
 
     def _photo_bounds(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
@@ -99,8 +108,8 @@ class View:
 def detect_photo(
     detector: TileDetector,
     image: np.ndarray,
-    conf: float = 0.25,
-    iou: float = 0.6,
+    conf: float = DEFAULT_CONF,
+    iou: float = DEFAULT_IOU,
     second_pass: bool = True,
     focus: str = "all",
 ) -> Detections:
@@ -119,7 +128,7 @@ def detect_photo(
         return detector.reread(image, first)
     second = read_view(detector, image, view, conf, iou)
     inside = view.contains(first.xyxy)
-    if len(second) < 0.5 * inside.sum():
+    if len(second) < SECOND_PASS_MIN_SHARE * inside.sum():
         return detector.reread(image, first)  # the second look went wrong (blur, a hand over the tiles)
     outside = first[~inside]
     # Scoring reads only the player's tiles: the others keep the detector's codes, at no cost.
@@ -127,7 +136,7 @@ def detect_photo(
 
 
 def first_pass(
-    detector: TileDetector, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, fine: bool = True
+    detector: TileDetector, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, fine: bool = True
 ) -> Detections:
     """The whole photo at the model's size, looked at again finer when that shows fewer tiles than
     any winning hand has: a whole table filmed from afar leaves tiles ~12 px wide at 640, and the
@@ -135,7 +144,11 @@ def first_pass(
     first = _detect(detector, image, conf, iou)
     long_side = max(image.shape[:2])
     # Sure tiles only: the unsure ones kept beside them do not show the tiles are big enough to read.
-    if not fine or (first.confidence >= conf).sum() >= FEWEST_HAND_TILES or long_side < 1.5 * max(detector.info.imgsz):
+    if (
+        not fine
+        or (first.confidence >= conf).sum() >= FEWEST_HAND_TILES
+        or long_side < FINE_FIRST_FROM * max(detector.info.imgsz)
+    ):
         return first
     scale = min(1.0, FINE_FIRST_SIDE / long_side)
     smaller = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
@@ -144,7 +157,12 @@ def first_pass(
 
 
 def read_view(
-    detector: TileDetector, image: np.ndarray, view: View, conf: float = 0.25, iou: float = 0.6, second_look: bool = True
+    detector: TileDetector,
+    image: np.ndarray,
+    view: View,
+    conf: float = DEFAULT_CONF,
+    iou: float = DEFAULT_IOU,
+    second_look: bool = True,
 ) -> Detections:
     """The tiles inside ``view``, detected and read level, with their boxes in photo pixels."""
     turned = view.render(image)
@@ -166,9 +184,8 @@ def _reread_level(
         return found
     if abs(view.degrees) <= TILTED_DEGREES:  # near level already: crop the photo itself, no finer render
         return detector.reread(image, found.at(view.to_photo(found.xyxy, image.shape)), second_look).at(found.xyxy)
-    widths = np.minimum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1])
-    factor = min(1 / view.scale, READ_TILE_PX / max(float(np.median(widths)), 1.0))
-    if factor <= 1.05:
+    factor = min(1 / view.scale, READ_TILE_PX / max(float(np.median(found.narrow_sides)), 1.0))
+    if factor <= FINER_RENDER_FROM:
         return detector.reread(turned, found, second_look)
     finer = view.scaled(factor).render(image)
     return detector.reread(finer, found.at(found.xyxy * factor), second_look).at(found.xyxy)
@@ -210,8 +227,7 @@ class _Region:
     def around(cls, detector: TileDetector, image: np.ndarray, first: Detections, focus: str) -> _Region:
         h, w = image.shape[:2]
         model_side = max(detector.info.imgsz)
-        widths = np.minimum(first.xyxy[:, 2] - first.xyxy[:, 0], first.xyxy[:, 3] - first.xyxy[:, 1])
-        tile = float(np.median(widths))
+        tile = float(np.median(first.narrow_sides))
         small = tile * model_side / max(h, w) < SMALL_TILE_PX
         chosen, angle = first, 0.0
         if focus == "hand":
@@ -230,7 +246,7 @@ class _Region:
     def view(self, budget: float, keep_scale: bool = False) -> View:
         """The region with a margin, at ``TARGET_TILE_PX`` a tile within ``budget`` 640 × 640 passes
         of pixels, or at the first pass's scale with ``keep_scale``."""
-        margin = 3 * self.tile  # flowers and melds lie a little apart from the row
+        margin = REGION_MARGIN * self.tile
         low = np.maximum(self.corners.min(axis=0) - margin, self.frame.min(axis=0))
         high = np.minimum(self.corners.max(axis=0) + margin, self.frame.max(axis=0))
         extent = np.maximum(high - low, 1.0)
@@ -249,9 +265,7 @@ def _with_neighbours(detections: Detections, own: list[int]) -> np.ndarray:
     A misread tile can break a row or a meld in the first pass and leave part of the hand
     outside the player's groups; the tiles beside them belong in the second look all the same.
     """
-    boxes = detections.xyxy.astype(np.float64)
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    sizes = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+    centres, sizes = detections.centres, detections.sizes
     own_size = float(np.median(sizes[own]))
     distance = np.hypot(*(centres[:, None, :] - centres[None, own, :]).transpose(2, 0, 1)).min(axis=1)
     near = (distance <= NEIGHBOUR_REACH * own_size) & (sizes >= NEIGHBOUR_SIZE * own_size)
@@ -264,7 +278,7 @@ def _upright_angle(row_boxes: np.ndarray, centre: tuple[float, float]) -> float:
     The players sit round the table, so the picture's centre lies on the far side of the row
     (in a hand snap, the table beyond the hand; in a whole-table photo, the middle of the table).
     """
-    points = np.stack([(row_boxes[:, 0] + row_boxes[:, 2]) / 2, (row_boxes[:, 1] + row_boxes[:, 3]) / 2], axis=1)
+    points = box_centres(row_boxes)
     vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
     angle = float(np.arctan2(vy, vx))
     # Across the row, "up" in the turned view is the direction (sin, -cos) in the photo.
@@ -280,9 +294,9 @@ def _detect_view(detector: TileDetector, view: np.ndarray, conf: float, iou: flo
     size = max(detector.info.imgsz)
     floor = min(conf, ROW_FLOOR)
     parts = [
-        _shifted(detector.detect(view[y0:y1, x0:x1], conf=floor, iou=iou), x0, y0) for x0, y0, x1, y1 in _windows(w, h, size)
+        detector.detect(view[y0:y1, x0:x1], conf=floor, iou=iou).shifted(x0, y0) for x0, y0, x1, y1 in _windows(w, h, size)
     ]
-    return beside_sure_tiles(_merge(parts, iou), conf)
+    return beside_sure_tiles(Detections.merge(parts, iou), conf)
 
 
 def _detect(detector: TileDetector, image: np.ndarray, conf: float, iou: float, side: int | None = None) -> Detections:
@@ -296,9 +310,8 @@ def beside_sure_tiles(found: Detections, conf: float) -> Detections:
     sure = found.confidence >= conf
     if sure.all() or not sure.any():
         return found[sure]
-    boxes = found.xyxy.astype(np.float64)
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    sizes = np.sqrt(np.maximum(areas(boxes), 1e-6))
+    centres = found.centres
+    sizes = box_sizes(found.xyxy, min_area=1e-6)
     unsure = np.flatnonzero(~sure)
     ratio = sizes[unsure, None] / sizes[None, sure]
     distance = np.hypot(*(centres[unsure, None, :] - centres[None, sure, :]).transpose(2, 0, 1))
@@ -315,35 +328,10 @@ def _windows(w: int, h: int, size: int) -> list[tuple[int, int, int, int]]:
     def starts(length: int) -> list[int]:
         if length <= size:
             return [0]
-        count = int(np.ceil((length - size) / (size * 0.75))) + 1
+        count = int(np.ceil((length - size) / (size * WINDOW_STEP))) + 1
         return [round(v) for v in np.linspace(0, length - size, count)]
 
     return [(x, y, x + size, y + size) for y in starts(h) for x in starts(w)]
-
-
-def _concat(parts: list[Detections]) -> Detections:
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Detections.empty()
-    has_alt = all(p.alt_class_id is not None and p.alt_confidence is not None for p in parts)
-    return Detections(
-        np.concatenate([p.xyxy for p in parts]),
-        np.concatenate([p.confidence for p in parts]),
-        np.concatenate([p.class_id for p in parts]),
-        np.concatenate([p.alt_class_id for p in parts]) if has_alt else None,
-        np.concatenate([p.alt_confidence for p in parts]) if has_alt else None,
-    )
-
-
-def _merge(parts: list[Detections], iou: float) -> Detections:
-    """Windows' detections of one view: overlaps read the same tile twice, keep the surer box."""
-    merged = _concat(parts)
-    if len(merged) == 0:
-        return merged
-    boxes = merged.xyxy
-    xywh = np.stack([boxes[:, 0], boxes[:, 1], boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
-    keep = np.asarray(cv2.dnn.NMSBoxes(xywh.tolist(), merged.confidence.tolist(), 0.0, iou), dtype=np.int64).reshape(-1)
-    return suppress_contained(merged[keep[np.argsort(-merged.confidence[keep], kind="stable")]])
 
 
 def _add_outside(second: Detections, outside: Detections, iou: float) -> Detections:
@@ -357,9 +345,5 @@ def _add_outside(second: Detections, outside: Detections, iou: float) -> Detecti
         # A tile cut by the view's edge leaves a part box inside a whole one: containment, not IoU.
         overlap = intersections(outside.xyxy, second.xyxy) / np.maximum(smaller, 1e-6)
         outside = outside[np.flatnonzero(overlap.max(axis=1) < iou)]
-    merged = _concat([second, outside])
+    merged = Detections.concat([second, outside])
     return merged[np.argsort(-merged.confidence, kind="stable")]
-
-
-def _shifted(found: Detections, dx: int, dy: int) -> Detections:
-    return found.at(found.xyxy + np.array([dx, dy, dx, dy], np.float32))
