@@ -26,13 +26,18 @@ NEAR_ROWS = 3.5  # meld rows lie within this many tile heights of the concealed 
 MELD_ROW_REACH = 2.0  # rows of melds this close across count towards the row they flank
 FLOWER_REACH = 14.0  # flowers count within this many tile widths beyond the hand row's ends
 SIZE_RATIO = 0.62  # tiles smaller than this share of the hand's tiles are background
-LOW_CONFIDENCE = 0.5
+# The size of a hand tile, as a percentile of all tiles' sizes: the player's own tiles are the
+# nearest and biggest, and a high percentile is theirs without one oversized box setting it.
+HAND_SIZE_PERCENTILE = 80
+LOW_CONFIDENCE = 0.5  # a reading below this is warned of, and a face-down one in the hand row taken for a shadow
 SIMILAR_SIZE = 0.7  # neighbours at least this share of each other's size set the row's direction
 SAME_ROW = 0.45  # centres closer than this many tile heights across the row share a row
 MELD_ROW_SHARE = 0.3  # a row that splits wholly into melds counts this share towards being the hand
 BESIDE_MELD_SHARE = 0.5  # meld rows beside a row add this share of their mass to it
 ALIGNED = 0.5  # a tile off the hand row by less than this many tile heights lies in line with it
 WINNER_REACH = 4  # a lone tile within this many tile widths of the hand's end may be the winning tile
+WINNING_HAND_TILES = 17  # Taiwan: 16 in hand and the winning tile
+TILES_PER_MELD = 3  # a kong's fourth tile is drawn again, so it counts as three
 
 
 @dataclass
@@ -176,24 +181,51 @@ def _pick_hand_row(rows: list[list[int]], codes: list[str], xy: np.ndarray, size
     return rows[int(np.argmax(scores))]
 
 
-def group_tiles(detections: Detections) -> Layout:
-    """Group detections into the winner's layout. Background tiles become one group."""
-    n = len(detections)
-    codes = detections.codes
-    if n == 0:
-        return Layout([], [Notice(notices.NO_TILES)])
-    boxes = detections.xyxy.astype(np.float64)
-    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
-    sizes = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
-    angle = _row_angle(centres, sizes)
-    rot = np.array([[np.cos(-angle), -np.sin(-angle)], [np.sin(-angle), np.cos(-angle)]])
-    xy = centres @ rot.T
-    extents = np.array([_extent_along(b, angle) for b in boxes])
-    along, across = extents[:, 0], extents[:, 1]
+@dataclass
+class _HandFrame:
+    """The detections measured in the frame of the hand's own row (x along it, y across it)."""
 
-    # Rows: link tiles at the same height whose gap is small; the biggest row of big tiles is the hand.
-    reference = np.percentile(sizes, 80)
-    big = sizes >= SIZE_RATIO * reference
+    xy: np.ndarray  # (n, 2) centres, turned so the rows run along x
+    along: np.ndarray  # (n,) extent along the row
+    across: np.ndarray  # (n,) extent across it
+    sizes: np.ndarray  # (n,) square root of each box's area
+    big: np.ndarray  # (n,) hand-sized: not a far-off tile of another player's
+    rows: list[list[int]]  # tiles linked into rows, in order of their first tile
+    row_of: list[list[int]]  # each tile's row (the same list objects as in ``rows``)
+    main: list[int]  # the hand row
+    unit: float  # the pitch of touching tiles in the hand row
+    tall: float  # a hand tile's long side
+    row_y: float  # the hand row's place across
+
+    @classmethod
+    def measure(cls, detections: Detections, codes: list[str]) -> _HandFrame:
+        boxes = detections.xyxy.astype(np.float64)
+        centres, sizes = detections.centres, detections.sizes
+        angle = _row_angle(centres, sizes)
+        rot = np.array([[np.cos(-angle), -np.sin(-angle)], [np.sin(-angle), np.cos(-angle)]])
+        xy = centres @ rot.T
+        extents = np.array([_extent_along(b, angle) for b in boxes])
+        along, across = extents[:, 0], extents[:, 1]
+        big = sizes >= SIZE_RATIO * np.percentile(sizes, HAND_SIZE_PERCENTILE)
+        rows, row_of = _link_rows(xy, along, across, big)
+        # The biggest row of big tiles is the hand.
+        candidates = [r for r in rows if big[r[0]]] or list(rows)
+        main = _pick_hand_row(candidates, codes, xy, sizes, float(np.median(np.maximum(along, across))))
+        spacing = np.diff(np.sort(xy[main, 0]))
+        # The pitch of touching tiles: the lower half of spacings, so gaps do not inflate it.
+        unit = float(np.median(spacing[spacing <= np.median(spacing)])) if len(spacing) else float(along[main[0]])
+        tall = float(np.median([max(along[i], across[i]) for i in main]))
+        return cls(xy, along, across, sizes, big, rows, row_of, main, unit, tall, float(np.median(xy[main, 1])))
+
+
+def _link_rows(
+    xy: np.ndarray, along: np.ndarray, across: np.ndarray, big: np.ndarray
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Rows: tiles of one size class at the same height whose gap is small, linked (union-find).
+
+    Returns the rows and each tile's row.
+    """
+    n = len(xy)
     parent = list(range(n))
 
     def find(i: int) -> int:
@@ -211,120 +243,175 @@ def group_tiles(detections: Detections) -> Layout:
     rows: dict[int, list[int]] = {}
     for i in range(n):
         rows.setdefault(find(i), []).append(i)
-    candidates = [r for r in rows.values() if big[r[0]]] or list(rows.values())
-    tile_tall = float(np.median(np.maximum(along, across)))
-    main = _pick_hand_row(candidates, codes, xy, sizes, tile_tall)
-    main_x = np.sort(xy[main, 0])
-    spacing = np.diff(main_x)
-    # The pitch of touching tiles: the lower half of spacings, so gaps do not inflate it.
-    unit = float(np.median(spacing[spacing <= np.median(spacing)])) if len(spacing) else float(along[main[0]])
-    tall = float(np.median([max(along[i], across[i]) for i in main]))
-    row_y = float(np.median(xy[main, 1]))
-    warnings: list[Notice] = []
-    groups: list[TileGroup] = []
-    used: set[int] = set()
+    return list(rows.values()), [rows[find(i)] for i in range(n)]
 
-    def add(role: str, kind: str | None, ids: list[int], as_codes: list[str] | None = None) -> None:
-        confidence = [float(detections.confidence[i]) for i in ids]
-        groups.append(TileGroup(role, kind, ids, as_codes or [codes[i] for i in ids], confidence))
-        used.update(ids)
 
-    # Flowers near the hand are set apart by role, wherever they lie.
-    # The hand spans its row and the big tiles beside it: a short concealed row has its melds there.
-    beside = [i for i in range(n) if big[i] and abs(xy[i, 1] - row_y) <= NEAR_ROWS * tall and codes[i] != BACK]
-    x_low, x_high = xy[[*main, *beside], 0].min(), xy[[*main, *beside], 0].max()
-    for i in range(n):
-        if is_flower(codes[i]) and sizes[i] >= SIZE_RATIO * np.median(sizes[main]):
-            dx = max(x_low - xy[i, 0], 0.0, xy[i, 0] - x_high)
-            if dx <= FLOWER_REACH * unit and abs(xy[i, 1] - row_y) <= NEAR_ROWS * tall:
-                add("flower", None, [i])
+class _LayoutBuilder:
+    """The groups found so far, and the tiles they hold."""
 
-    # The hand row: the longest segment is the concealed hand, a lone tile is the winning tile.
-    # A player's concealed tiles face up: an unsure face-down reading in the row is more likely
-    # the shadow in a gap, and counting it would close the gap that sets the winning tile apart.
-    shadow = {i for i in main if codes[i] == BACK and detections.confidence[i] < LOW_CONFIDENCE}
-    main_order = sorted((i for i in main if i not in used and i not in shadow), key=lambda i: xy[i, 0])
-    segments = _segments(main_order, xy[:, 0], unit) if main_order else []
-    meld_runs: list[list[int]] = []
-    concealed: list[int] = []
-    lone: list[list[int]] = []
-    if segments:
-        concealed = max(segments, key=len)
-        for segment in segments:
-            if segment is concealed:
-                continue
-            (lone if len(segment) == 1 else meld_runs).append(segment)
+    def __init__(self, detections: Detections, codes: list[str]):
+        self.detections = detections
+        self.codes = codes
+        self.groups: list[TileGroup] = []
+        self.warnings: list[Notice] = []
+        self.used: set[int] = set()
+
+    def add(self, role: str, kind: str | None, ids: list[int], as_codes: list[str] | None = None) -> None:
+        confidence = [float(self.detections.confidence[i]) for i in ids]
+        self.groups.append(TileGroup(role, kind, ids, as_codes or [self.codes[i] for i in ids], confidence))
+        self.used.update(ids)
+
+
+def group_tiles(detections: Detections) -> Layout:
+    """Group detections into the winner's layout. Background tiles become one group."""
+    n = len(detections)
+    codes = detections.codes
+    if n == 0:
+        return Layout([], [Notice(notices.NO_TILES)])
+    frame = _HandFrame.measure(detections, codes)
+    built = _LayoutBuilder(detections, codes)
+    _add_flowers(built, frame)
+    concealed, meld_runs, lone = _split_hand_row(built, frame)
     if concealed:
-        ends = (xy[concealed[0], 0], xy[concealed[-1], 0])
-        for i in range(n):
-            if i in used or i in main or not big[i] or codes[i] == BACK:
-                continue
-            aligned = abs(xy[i, 1] - row_y) < ALIGNED * tall
-            near_end = min(abs(xy[i, 0] - ends[0]), abs(xy[i, 0] - ends[1])) < WINNER_REACH * unit
-            if aligned and near_end and rows[find(i)] is not main and len(rows[find(i)]) == 1:
-                lone.append([i])
+        lone += _lone_tiles_in_line(built, frame, concealed)
     winning_candidates: list[int] = []
     if lone:
-        # Prefer the lone tile nearest the concealed row's end.
-        def distance(seg: list[int]) -> float:
-            return min(abs(xy[seg[0], 0] - xy[concealed[0], 0]), abs(xy[seg[0], 0] - xy[concealed[-1], 0]))
-
-        lone.sort(key=distance)
-        add("winning", None, lone[0])
-        winning_candidates = [seg[0] for seg in lone]
-        if len(lone) > 1:
-            pair = [seg[0] for seg in lone[:2]]
-            warnings.append(Notice(notices.TWO_WINNING_CANDIDATES, {"tiles": [codes[i] for i in pair], "detections": pair}))
-            for seg in lone[1:]:
-                concealed = sorted([*concealed, *seg], key=lambda i: xy[i, 0])
-    # Other rows of hand-sized tiles close to the hand hold the melds.
-    for row in rows.values():
-        if row is main or not big[row[0]]:
-            continue
-        distance_across = abs(float(np.median(xy[row, 1])) - row_y)
-        if distance_across > NEAR_ROWS * tall:
-            continue
-        order = sorted((i for i in row if i not in used), key=lambda i: xy[i, 0])
-        if order:
-            meld_runs.extend(_segments(order, xy[:, 0], unit))
+        concealed, winning_candidates = _set_winning_tile(built, frame, concealed, lone)
+    meld_runs += _meld_rows_nearby(built, frame)
     for run in meld_runs:
-        run_codes = [codes[i] for i in run]
-        gaps = [(xy[b, 0] - xy[a, 0]) / unit - 1 for a, b in pairwise(run)]
-        parts = split_melds(run, run_codes, gaps)
-        if parts is None:
-            warnings.append(Notice(notices.NO_MELD, {"tiles": run_codes, "detections": list(run)}))
-            add("background", None, run)
-            continue
-        for part in parts:
-            kind = meld_kind([codes[i] for i in part])
-            face = [codes[i] for i in part if codes[i] != BACK]
-            if kind == "concealed_kong" and not face:
-                warnings.append(Notice(notices.FACELESS_KONG, {"detections": list(part)}))
-            if kind == "concealed_kong" and face:
-                add("meld", kind, part, [face[0]] * 4)  # face-down tiles stand for the kong's tile
-            else:
-                add("meld", kind, part)
+        _add_melds(built, frame, run)
     face_down = [i for i in concealed if codes[i] == BACK]
     if face_down:
-        warnings.append(Notice(notices.FACE_DOWN_IN_HAND, {"count": len(face_down), "detections": face_down}))
+        built.warnings.append(Notice(notices.FACE_DOWN_IN_HAND, {"count": len(face_down), "detections": face_down}))
         concealed = [i for i in concealed if codes[i] != BACK]
     if concealed:
-        add("concealed", None, concealed)
-    background = [i for i in range(n) if i not in used]
+        built.add("concealed", None, concealed)
+    background = [i for i in range(n) if i not in built.used]
     if background:
-        add("background", None, background)
+        built.add("background", None, background)
 
-    _check_counts(groups, detections, warnings)
-    return Layout(groups, warnings, winning_candidates)
+    _check_counts(built.groups, detections, built.warnings)
+    return Layout(built.groups, built.warnings, winning_candidates)
+
+
+def _add_flowers(built: _LayoutBuilder, frame: _HandFrame) -> None:
+    """Flowers near the hand are set apart by role, wherever they lie.
+
+    The hand spans its row and the big tiles beside it: a short concealed row has its melds there.
+    """
+    codes, xy, main = built.codes, frame.xy, frame.main
+    near = NEAR_ROWS * frame.tall
+    beside = [i for i in range(len(codes)) if frame.big[i] and abs(xy[i, 1] - frame.row_y) <= near and codes[i] != BACK]
+    x_low, x_high = xy[[*main, *beside], 0].min(), xy[[*main, *beside], 0].max()
+    for i in range(len(codes)):
+        if is_flower(codes[i]) and frame.sizes[i] >= SIZE_RATIO * np.median(frame.sizes[main]):
+            dx = max(x_low - xy[i, 0], 0.0, xy[i, 0] - x_high)
+            if dx <= FLOWER_REACH * frame.unit and abs(xy[i, 1] - frame.row_y) <= near:
+                built.add("flower", None, [i])
+
+
+def _split_hand_row(built: _LayoutBuilder, frame: _HandFrame) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """The hand row's segments: the longest is the concealed hand, a lone tile may be the winning tile,
+    the rest are melds. Returns (concealed, meld runs, lone tiles).
+
+    A player's concealed tiles face up: an unsure face-down reading in the row is more likely
+    the shadow in a gap, and counting it would close the gap that sets the winning tile apart.
+    """
+    codes, confidence = built.codes, built.detections.confidence
+    shadow = {i for i in frame.main if codes[i] == BACK and confidence[i] < LOW_CONFIDENCE}
+    main_order = sorted((i for i in frame.main if i not in built.used and i not in shadow), key=lambda i: frame.xy[i, 0])
+    segments = _segments(main_order, frame.xy[:, 0], frame.unit) if main_order else []
+    meld_runs: list[list[int]] = []
+    lone: list[list[int]] = []
+    if not segments:
+        return [], meld_runs, lone
+    concealed = max(segments, key=len)
+    for segment in segments:
+        if segment is concealed:
+            continue
+        (lone if len(segment) == 1 else meld_runs).append(segment)
+    return concealed, meld_runs, lone
+
+
+def _lone_tiles_in_line(built: _LayoutBuilder, frame: _HandFrame, concealed: list[int]) -> list[list[int]]:
+    """Tiles alone in their row, in line with the hand row and near one of its ends: set apart to win."""
+    xy, codes = frame.xy, built.codes
+    ends = (xy[concealed[0], 0], xy[concealed[-1], 0])
+    lone = []
+    for i in range(len(codes)):
+        if i in built.used or i in frame.main or not frame.big[i] or codes[i] == BACK:
+            continue
+        aligned = abs(xy[i, 1] - frame.row_y) < ALIGNED * frame.tall
+        near_end = min(abs(xy[i, 0] - ends[0]), abs(xy[i, 0] - ends[1])) < WINNER_REACH * frame.unit
+        if aligned and near_end and frame.row_of[i] is not frame.main and len(frame.row_of[i]) == 1:
+            lone.append([i])
+    return lone
+
+
+def _set_winning_tile(
+    built: _LayoutBuilder, frame: _HandFrame, concealed: list[int], lone: list[list[int]]
+) -> tuple[list[int], list[int]]:
+    """The lone tile nearest the concealed row's end wins; a second one is warned of and joins the hand.
+
+    Returns the concealed tiles and the winning candidates.
+    """
+    xy, codes = frame.xy, built.codes
+
+    def distance(seg: list[int]) -> float:
+        return min(abs(xy[seg[0], 0] - xy[concealed[0], 0]), abs(xy[seg[0], 0] - xy[concealed[-1], 0]))
+
+    lone.sort(key=distance)
+    built.add("winning", None, lone[0])
+    if len(lone) > 1:
+        pair = [seg[0] for seg in lone[:2]]
+        built.warnings.append(Notice(notices.TWO_WINNING_CANDIDATES, {"tiles": [codes[i] for i in pair], "detections": pair}))
+        for seg in lone[1:]:
+            concealed = sorted([*concealed, *seg], key=lambda i: xy[i, 0])
+    return concealed, [seg[0] for seg in lone]
+
+
+def _meld_rows_nearby(built: _LayoutBuilder, frame: _HandFrame) -> list[list[int]]:
+    """Other rows of hand-sized tiles close to the hand hold the melds: their runs."""
+    runs: list[list[int]] = []
+    for row in frame.rows:
+        if row is frame.main or not frame.big[row[0]]:
+            continue
+        if abs(float(np.median(frame.xy[row, 1])) - frame.row_y) > NEAR_ROWS * frame.tall:
+            continue
+        order = sorted((i for i in row if i not in built.used), key=lambda i: frame.xy[i, 0])
+        if order:
+            runs.extend(_segments(order, frame.xy[:, 0], frame.unit))
+    return runs
+
+
+def _add_melds(built: _LayoutBuilder, frame: _HandFrame, run: list[int]) -> None:
+    """A run of tiles split into melds at its widest gaps; a run that splits into none is background."""
+    codes = built.codes
+    run_codes = [codes[i] for i in run]
+    gaps = [(frame.xy[b, 0] - frame.xy[a, 0]) / frame.unit - 1 for a, b in pairwise(run)]
+    parts = split_melds(run, run_codes, gaps)
+    if parts is None:
+        built.warnings.append(Notice(notices.NO_MELD, {"tiles": run_codes, "detections": list(run)}))
+        built.add("background", None, run)
+        return
+    for part in parts:
+        kind = meld_kind([codes[i] for i in part])
+        face = [codes[i] for i in part if codes[i] != BACK]
+        if kind == "concealed_kong" and not face:
+            built.warnings.append(Notice(notices.FACELESS_KONG, {"detections": list(part)}))
+        if kind == "concealed_kong" and face:
+            built.add("meld", kind, part, [face[0]] * 4)  # face-down tiles stand for the kong's tile
+        else:
+            built.add("meld", kind, part)
 
 
 def _check_counts(groups: list[TileGroup], detections: Detections, warnings: list[Notice]) -> None:
     concealed = sum(len(g.ids) for g in groups if g.role == "concealed")
     winning = sum(len(g.ids) for g in groups if g.role == "winning")
     melds = [g for g in groups if g.role == "meld"]
-    seen = concealed + winning + 3 * len(melds)
-    if seen != 17:
-        warnings.append(Notice(notices.TILE_COUNT, {"expected": 17, "seen": seen}))
+    seen = concealed + winning + TILES_PER_MELD * len(melds)
+    if seen != WINNING_HAND_TILES:
+        warnings.append(Notice(notices.TILE_COUNT, {"expected": WINNING_HAND_TILES, "seen": seen}))
     if not winning:
         warnings.append(Notice(notices.NOTHING_SET_APART))
     hand_codes = Counter(c for g in groups if g.role in ("concealed", "winning", "meld") for c in g.codes if c != BACK)
