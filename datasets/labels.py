@@ -28,6 +28,7 @@ import numpy as np
 
 from scoring.errors import ErrorCode, TaicamError
 from scoring.tiles import TILE_CODES
+from vision.detections import box_iou
 from vision.frames import FrameError
 from vision.image_guard import ImageDecoder, ImageRefused
 
@@ -89,6 +90,7 @@ DEFAULT_MAX_IMAGES = 20_000
 DEFAULT_MAX_BYTES = 8 * 1024**3
 SOURCES = ("snap", "live", "import")
 BOX_STATES = ("unchecked", "corrected", "confirmed")
+PRELABEL_SAME_TILE_IOU = 0.5  # a model box overlapping a person's this much is the same tile: the person's stays
 CAPTURE_JPEG_QUALITY = 95  # re-encoded (which drops EXIF), close to the camera's own quality
 
 
@@ -479,7 +481,8 @@ class LabelStore:
             for p in predictions
             if min(p.x2, meta["width"]) - max(p.x1, 0) >= 2 and min(p.y2, meta["height"]) - max(p.y1, 0) >= 2
         ]
-        fresh = [p for p in inside if all(_iou(p, k) < 0.5 for k in kept)]
+        overlap = box_iou(_corners(inside), _corners(kept)) if inside and kept else np.zeros((len(inside), 0))
+        fresh = [p for p, row in zip(inside, overlap, strict=True) if (row < PRELABEL_SAME_TILE_IOU).all()]
         return self.save(image_id, [b.to_json() for b in kept + fresh], meta["version"])
 
     def queue(self) -> list[dict[str, Any]]:
@@ -614,6 +617,10 @@ def _yolo_line(box: Box, width: int, height: int) -> str:
     return f"{TILE_CODES.index(box.code)} {cx:.6f} {cy:.6f} {(box.x2 - box.x1) / width:.6f} {(box.y2 - box.y1) / height:.6f}"
 
 
+def _corners(boxes: list[Box]) -> np.ndarray:
+    return np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], np.float64)
+
+
 def split_of(session: str, val_fraction: float) -> str:
     """Deterministic: a session's hash decides, so its frames never straddle the split."""
     bucket = int(hashlib.sha1(session.encode("utf-8")).hexdigest()[:8], 16) / 0xFFFFFFFF
@@ -639,14 +646,6 @@ def hand_issues(codes: list[str]) -> list[str]:
         if not legal:
             issues.append("no decomposition into a legal hand")
     return issues
-
-
-def _iou(a: Box, b: Box) -> float:
-    w = max(0.0, min(a.x2, b.x2) - max(a.x1, b.x1))
-    h = max(0.0, min(a.y2, b.y2) - max(a.y1, b.y1))
-    inter = w * h
-    union = (a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _class_names(root: Path) -> list[str]:

@@ -157,6 +157,13 @@ def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return w * h
 
 
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) intersection over union of the boxes ``a`` with the boxes ``b``; 0 where both are empty."""
+    inter = intersections(a, b)
+    union = areas(np.asarray(a, np.float64))[:, None] + areas(np.asarray(b, np.float64))[None, :] - inter
+    return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+
 def areas(boxes: np.ndarray) -> np.ndarray:
     return (boxes[:, 2] - boxes[:, 0]).astype(np.float64) * (boxes[:, 3] - boxes[:, 1])
 
