@@ -123,7 +123,7 @@ def apply_hand(table: dict[str, Any], state: TableState, la: LaLedger | None, ha
     if state.dealer == "E":  # the deal went round: next round wind
         state.round_wind = _next_seat(state.round_wind)
         if table["options"].get("swap_after_east_round") and state.round_wind == "S":
-            # Seed 003: after the first four rounds 東南、西北互調.
+            # The Hong Kong rules (台灣麻雀, the `hk` preset's source): after the first four rounds 東南、西北互調.
             s = state.seats
             state.seats = {"E": s["S"], "S": s["E"], "W": s["N"], "N": s["W"]}
     return {**entry, **data}
