@@ -127,6 +127,11 @@ def box_centres(xyxy: np.ndarray) -> np.ndarray:
     return (xyxy[:, :2] + xyxy[:, 2:]) / 2
 
 
+def box_corners(xyxy: np.ndarray) -> np.ndarray:
+    """(n, 4, 2) the corners of each box, float64: top-left, top-right, bottom-right, bottom-left."""
+    return xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2).astype(np.float64)
+
+
 def box_sizes(xyxy: np.ndarray, min_area: float = 0.0) -> np.ndarray:
     """(n,) the square root of each box's area (at least ``min_area``), float64."""
     area = areas(np.asarray(xyxy, np.float64))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import Detections, areas, box_centres, box_sizes, intersections
+from .detections import Detections, areas, box_centres, box_corners, box_sizes, intersections
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
 from .grouping import group_tiles
 
@@ -27,6 +27,7 @@ TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliabl
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
 READ_TILE_PX = 96  # the classifier reads 48 px crops: finer pixels than twice that add nothing
 TILTED_DEGREES = 10.0  # a hand row tilted more than this is read again, level
+FEWEST_TILES_TO_TURN = 3  # a row's direction is fitted through at least this many tiles; fewer stay as they are
 # Pixels the second pass may read, in first passes at 640 × 640: the player's own tiles lie close
 # together; every tile of a whole table spreads over the photo and needs more.
 SECOND_PASS_BUDGET = {"hand": 2, "all": 4}
@@ -85,7 +86,7 @@ class View:
     def to_photo(self, xyxy: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         """Boxes in view pixels → the axis-aligned boxes around them in photo pixels."""
         inverse = cv2.invertAffineTransform(self.matrix)
-        corners = xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2).astype(np.float64)
+        corners = box_corners(xyxy)
         mapped = corners @ inverse[:, :2].T + inverse[:, 2]
         boxes = np.concatenate([mapped.min(axis=1), mapped.max(axis=1)], axis=1)
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, shape[1])
@@ -235,10 +236,10 @@ class _Region:
             own = sorted(i for g in layout.groups if g.role != "background" for i in g.ids)
             chosen = first[_with_neighbours(first, own)] if own else first
             row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
-            angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= 3 else 0.0
+            angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= FEWEST_TILES_TO_TURN else 0.0
         off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
         rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
-        corners = chosen.xyxy[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2).astype(np.float64) @ rotation.T
+        corners = box_corners(chosen.xyxy).reshape(-1, 2) @ rotation.T
         frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ rotation.T
         seen_well = not small and abs(off_level) <= TILTED_DEGREES
         return cls(corners, frame, rotation, tile, model_side / max(h, w), model_side, seen_well)
