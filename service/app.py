@@ -22,8 +22,8 @@ from .camera import ServerCamera
 from .errors import install_error_handlers
 from .labeling import build_router as build_labeling_router
 from .ledger import Ledger
-from .model_version import build_models_router, serve_detector
-from .routes import health, ledger, live, pages, scoring, vision
+from .model_version import serve_detector
+from .routes import health, ledger, live, models, pages, scoring, vision
 from .security import SecurityGate
 from .settings import Settings
 
@@ -55,7 +55,7 @@ def create_app(settings: Settings | None = None, detector_factory: DetectorFacto
 
     for router in (health.router, scoring.router, vision.build_router(settings), ledger.router, live.router):
         app.include_router(router)
-    app.include_router(build_models_router(settings, detector_factory))
+    app.include_router(models.build_router(settings, detector_factory))
     if settings.labeling_only:  # taicam label: the user's ledger and the scoring API stay out of reach
         app.router.routes = [r for r in app.router.routes if getattr(r, "path", "").startswith(LABELING_PATHS)]
     app.include_router(build_labeling_router(settings.max_upload_bytes))

@@ -1,4 +1,5 @@
-"""What the routes take from the app, as ``Annotated`` dependencies, and the checks of an upload they share."""
+"""What the routes take from the app, as ``Annotated`` dependencies (the model in service, the ledger, the
+camera, the language, a JSON body), and the checks of an upload they share."""
 
 from __future__ import annotations
 
@@ -16,15 +17,11 @@ from .camera import ServerCamera
 from .context import loads_bounded
 from .errors import ApiError
 from .ledger import Ledger
-from .model_version import ServingDep
+from .model_version import Serving
 from .settings import Settings
 
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/bmp", "application/octet-stream")
 DETECTION_ID = re.compile(r"[0-9]{1,6}")  # ASCII only: '²'.isdigit() is true and int('²') fails
-
-
-def settings_dep(request: Request) -> Settings:
-    return request.app.state.settings
 
 
 def ledger_dep(request: Request) -> Ledger:
@@ -43,16 +40,22 @@ def language_dep(request: Request) -> str:
     return pick_language(request.query_params.get("lang") or request.headers.get("accept-language"))
 
 
+def serving_dep(request: Request) -> Serving:
+    serving = request.app.state.serving
+    if serving is None:
+        raise ApiError(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
+    return serving
+
+
 async def json_body(request: Request) -> Any:
     return loads_bounded(await request.body(), "the body")
 
 
-SettingsDep = Annotated[Settings, Depends(settings_dep)]
+ServingDep = Annotated[Serving, Depends(serving_dep)]
 LedgerDep = Annotated[Ledger, Depends(ledger_dep)]
 CameraDep = Annotated[ServerCamera, Depends(camera_dep)]
 LanguageDep = Annotated[str, Depends(language_dep)]
 JsonBody = Annotated[Any, Depends(json_body)]
-__all__ = ["CameraDep", "JsonBody", "LanguageDep", "LedgerDep", "ServingDep", "SettingsDep"]
 
 
 def read_upload(request: Request, upload: UploadFile) -> tuple[bytes, np.ndarray]:
