@@ -2,7 +2,8 @@
 
 One pydantic model serves both, so a field added to ``scoring.hand.WinContext`` reaches
 ``POST /v1/score`` and ``/v1/live`` with no edit here. ``options`` and ``settlement`` travel as
-JSON text, exactly the objects the hand JSON takes.
+JSON text, exactly the objects the hand JSON takes. ``score_request`` turns what they carry into the
+application layer's ``ScoreRequest``.
 """
 
 from __future__ import annotations
