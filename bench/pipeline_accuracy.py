@@ -19,8 +19,7 @@ from taicam_datasets.scenes import Scene, render_scene
 
 from bench import real_scenes
 from models.evaluate import in_frame, same_hand
-from service.live import LiveScorer
-from service.pipeline import recognise, repair, score_layout
+from taicam.pipeline import LiveScorer, ScoreRequest, score_photo
 from vision.detector import TileDetector
 
 TURNS = (25, 45, 135, -30)  # degrees the phone is held off square
@@ -49,8 +48,8 @@ def _upright_frame(image: np.ndarray) -> np.ndarray:
 def _photo_reads(detector: TileDetector, scenes: Iterable[Scene], frame: Callable[[np.ndarray], np.ndarray]) -> str:
     right = total = 0
     for scene in scenes:
-        recognition = repair(recognise(detector, frame(scene.image)), {}, "taiwan")
-        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        scored = score_photo(detector, frame(scene.image), ScoreRequest())
+        right += same_hand(scored.to_json()["hand"], scene.layout)
         total += 1
     return f"{right} of {total}"
 
@@ -60,10 +59,10 @@ def _live_reads(detector: TileDetector, scenes: Iterable[Scene]) -> str:
     right = total = 0
     for scene in scenes:
         frame = in_frame(scene.image)
-        scorer = LiveScorer(detector, {}, frames_needed=3)
+        scorer = LiveScorer(detector, frames_needed=3)
         reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(6)]
         scored = [r for r in reports if r is not None]
-        right += len(scored) == 1 and same_hand(scored[0]["hand"], scene.layout)
+        right += len(scored) == 1 and same_hand(scored[0].to_json()["hand"], scene.layout)
         total += 1
     return f"{right} of {total}"
 

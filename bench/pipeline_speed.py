@@ -16,8 +16,7 @@ import cv2
 import numpy as np
 from taicam_datasets.scenes import render_scene
 
-from service.live import LiveScorer
-from service.pipeline import recognise, score_layout
+from taicam.pipeline import LiveScorer, ScoreRequest, recognise, score_recognition
 from vision.detector import TileDetector
 from vision.frames import CaptureSource, frames
 
@@ -90,8 +89,7 @@ def run() -> dict:
 
         def photo_to_score(data: bytes = data) -> dict:
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-            recognition = recognise(detector, image)
-            return score_layout(recognition.layout, {}, "taiwan")
+            return score_recognition(recognise(detector, image), ScoreRequest()).to_json()
 
         photo_to_score()  # warm-up
         if peer is None:
@@ -107,7 +105,7 @@ def run() -> dict:
         for framing in ("hand", "table"):
             video = _video(framing, Path(tmp))
             # LiveScorer: detect, classify, group, vote, score; the peer detects only.
-            figures[f"live_fps_720p_{framing}"] = _frames_per_second(LiveScorer(detector, {}, frames_needed=5).process, video)
+            figures[f"live_fps_720p_{framing}"] = _frames_per_second(LiveScorer(detector, frames_needed=5).process, video)
             if peer is not None:
                 figures[f"peer_detect_fps_720p_{framing}"] = _frames_per_second(peer, video)
                 figures[f"ratio_live_fps_over_peer_{framing}"] = round(

@@ -3,7 +3,7 @@
 Scenes come from ``taicam_datasets.real_scenes`` with crops of real-hk-v4 **val** only (the models
 never trained on them): 60 seeds, a third each in 1280 × 720, 1920 × 1080 and 4000 × 3000 frames,
 half whole tables and half the winner's side. Each photo goes through ``taicam score``'s path
-(recognise, repair, score_layout). Figures:
+(``score_photo``: recognise, repair, score). Figures:
 
 - ``exact_hands``: concealed tiles, melds, flowers and winning tile all right;
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
@@ -23,7 +23,7 @@ from taicam_datasets.real_scenes import REAL_HK, CropBank, RealScene, real_scene
 
 from models.evaluate import match, same_hand
 from scoring.tiles import TILE_CODES, is_flower
-from service.pipeline import recognise, repair, score_layout
+from taicam.pipeline import DEFAULT_CONF, ScoreRequest, score_photo
 from vision.detector import TileDetector
 
 TUNING_SEEDS = range(60)
@@ -72,9 +72,8 @@ class RealSceneTally:
 
 def read_scene(detector: TileDetector, scene: RealScene, conf: float | None = None) -> tuple[dict, object]:
     """The hand ``taicam score`` reads from the scene's photo, and the detections it read it from."""
-    options = {} if conf is None else {"conf": conf}
-    recognition = repair(recognise(detector, scene.scene.image, **options), {}, "taiwan")
-    return score_layout(recognition.layout, {}, "taiwan")["hand"], recognition.detections
+    scored = score_photo(detector, scene.scene.image, ScoreRequest(), DEFAULT_CONF if conf is None else conf)
+    return scored.to_json()["hand"], scored.detections
 
 
 def tally(detector: TileDetector, bank: CropBank, seeds: range, conf: float | None = None) -> RealSceneTally:

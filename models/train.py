@@ -135,7 +135,10 @@ def trainable_checkpoint(onnx_path: Path, photos: Path, target: Path, imgsz: int
         raise FileNotFoundError(f"{photos}/images/train holds no .jpg to measure batch norms on")
     images = []
     for path in chosen:
-        rgb = cv2.resize(cv2.imread(str(path))[:, :, ::-1], (imgsz, imgsz), interpolation=cv2.INTER_AREA)
+        bgr = cv2.imread(str(path))
+        if bgr is None:
+            raise ValueError(f"{path}: not a readable image")
+        rgb = cv2.resize(bgr[:, :, ::-1], (imgsz, imgsz), interpolation=cv2.INTER_AREA)
         images.append(np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32) / 255)
     model = rebuild_trainable(onnx_path, images)
     torch.save({"model": model, "train_args": {"imgsz": imgsz, "task": "detect"}}, target)

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 
 import cv2
 
+from taicam.pipeline import LiveScorer
 from vision.annotate import Annotator
 from vision.detector import TileDetector
 from vision.frames import FrameError, open_source
-
-from .live import LiveScorer
 
 log = logging.getLogger("taicam.camera")
 # Stable hands kept for event-stream readers that fall behind; older ones are dropped, so a
@@ -25,9 +24,9 @@ MAX_KEPT_EVENTS = 100
 
 
 class ServerCamera:
-    def __init__(self, spec: str, detector: TileDetector, conf: float = 0.25, context: dict | None = None):
+    def __init__(self, spec: str, detector: TileDetector, conf: float = 0.25):
         self.spec = spec
-        self.scorer = LiveScorer(detector, context or {}, conf=conf)
+        self.scorer = LiveScorer(detector, conf=conf)  # no situation known: the hand is scored as it lies
         self._jpeg: bytes | None = None
         self._events: deque[dict] = deque(maxlen=MAX_KEPT_EVENTS)
         self._event_count = 0  # events ever produced: readers track their place by it
@@ -53,15 +52,15 @@ class ServerCamera:
                         frame = source.read()
                         if frame is None:
                             break
-                        recognition, result = self.scorer.process(frame)
+                        recognition, scored = self.scorer.process(frame)
                         annotated = annotator.annotate(frame, recognition.detections, recognition.layout)
                         ok, jpeg = cv2.imencode(".jpg", annotated)
                         with self._changed:
                             self._status = "running"
                             if ok:
                                 self._jpeg = jpeg.tobytes()
-                            if result is not None:
-                                self._events.append(result)
+                            if scored is not None:
+                                self._events.append(scored.to_json())
                                 self._event_count += 1
                             self._changed.notify_all()
                 finally:

@@ -2,7 +2,8 @@
 
 One pydantic model serves both, so a field added to ``scoring.hand.WinContext`` reaches
 ``POST /v1/score`` and ``/v1/live`` with no edit here. ``options`` and ``settlement`` travel as
-JSON text, exactly the objects the hand JSON takes.
+JSON text, exactly the objects the hand JSON takes. ``score_request`` turns what they carry into the
+application layer's ``ScoreRequest``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
 
-from scoring.hand import CONTEXT_FIELDS, CONTEXT_TYPES
+from scoring.hand import CONTEXT_FIELDS, CONTEXT_TYPES, WinContext
+from taicam.pipeline import ScoreRequest
 
 from .errors import ApiError
 
@@ -85,11 +87,13 @@ def parse_json_field(value: str | None, name: str) -> Any:
     return loads_bounded(value, f"'{name}'", "bad_field") if value else None
 
 
-def situation(model: SituationIn) -> dict[str, Any]:
-    """The hand-JSON keys the model carries: context fields, and options/settlement when given."""
+def score_request(
+    model: SituationIn,
+    preset: str = "taiwan",
+    corrections: dict[int, str] | None = None,
+    winning_tile: int | str | None = None,
+) -> ScoreRequest:
+    """The request the form or query describes: its context fields, and options/settlement when given."""
     values = model.model_dump(exclude=set(JSON_FIELDS), exclude_none=True)
-    for name in JSON_FIELDS:
-        parsed = parse_json_field(getattr(model, name), name)
-        if parsed is not None:
-            values[name] = parsed
-    return values
+    options, settlement = (parse_json_field(getattr(model, name), name) for name in JSON_FIELDS)
+    return ScoreRequest(preset, options, WinContext(**values), settlement, corrections or {}, winning_tile)

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .commands import photo, scoring, training
 from .common import Parser, port, print_json
@@ -74,7 +75,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print("Open the link or scan the code on a phone on the same network. Nothing works without the token.")
     else:
         print(f"For phones on this network ({_lan_address()}): taicam serve --host 0.0.0.0 (prints a QR code and a token)")
-    ssl = {}
+    ssl: dict[str, Any] = {}
     if args.https:
         cert, key = _self_signed_certificate(settings.data_dir, shown_host)
         ssl = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
@@ -111,25 +112,34 @@ def _cmd_label(args: argparse.Namespace) -> int:
     return 0
 
 
+EPILOG = """examples:
+  taicam serve                                   web app on http://127.0.0.1:8000/snap
+  taicam score hand.jpg --self-drawn --seat S    score a photo
+  taicam waits --tiles '123m 456m 789p 234s 55p 67s'
+  echo '{...hand JSON...}' | taicam score-hand -
+  taicam label --data labels --import photos/    grow the dataset
+
+'taicam COMMAND --help' explains each command."""
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The commands in the order ``taicam --help`` lists them: each kind of work registers its own."""
     parser = Parser(
         prog="taicam",
         description="Score Taiwan 16-tile mahjong hands from photos, cameras or hand descriptions.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  taicam serve                                   web app on http://127.0.0.1:8000/snap\n"
-            "  taicam score hand.jpg --self-drawn --seat S    score a photo\n"
-            "  taicam waits --tiles '123m 456m 789p 234s 55p 67s'\n"
-            "  echo '{...hand JSON...}' | taicam score-hand -\n"
-            "  taicam label --data labels --import photos/    grow the dataset\n"
-            "\n'taicam COMMAND --help' explains each command."
-        ),
+        epilog=EPILOG,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
     scoring.register(commands)
+    _add_serve(commands)
+    _add_label(commands)
+    photo.register(commands)
+    training.register(commands)
+    return parser
 
+
+def _add_serve(commands: argparse._SubParsersAction) -> None:
     serve = commands.add_parser("serve", help="serve the web app and HTTP API (the main job)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address; 0.0.0.0 opens the LAN and requires a token")
     serve.add_argument("--port", type=port, default=8000)
@@ -146,6 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=_cmd_serve)
 
+
+def _add_label(commands: argparse._SubParsersAction) -> None:
     label = commands.add_parser("label", help="the labeling tool: import photos, fix boxes, export a training set")
     label.add_argument("--data", required=True, help="the labeling data folder (created if missing)")
     label.add_argument("--import", dest="import_from", nargs="*", help="folders of photos or YOLO datasets to import first")
@@ -159,10 +171,6 @@ def build_parser() -> argparse.ArgumentParser:
     label.add_argument("--port", type=int, default=8001)
     _add_model_flags(label, "ONNX detector for pre-labeling (default: the bundled one)")
     label.set_defaults(handler=_cmd_label)
-
-    photo.register(commands)
-    training.register(commands)
-    return parser
 
 
 def subcommands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, argparse.ArgumentParser]:

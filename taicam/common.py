@@ -8,7 +8,10 @@ import json
 import sys
 import typing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from taicam.pipeline import ScoreRequest
 
 MAX_PORT = 65535
 
@@ -153,24 +156,20 @@ def add_context_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discarder", choices="ESWN", help="seat that discarded the winning tile")
 
 
-def context_from_args(args: argparse.Namespace) -> dict:
-    """The hand-JSON keys the flags of ``add_context_flags`` give, checked against the preset now,
-    so a bad option or preset is one line before any model loads."""
-    from scoring.hand import CONTEXT_FIELDS
+def score_request(
+    args: argparse.Namespace, corrections: dict[int, str] | None = None, winning_tile: int | str | None = None
+) -> ScoreRequest:
+    """The ``ScoreRequest`` the flags of ``add_context_flags`` describe, its options checked against the
+    preset now, so a bad option or preset is one line before any model loads."""
+    from scoring.hand import CONTEXT_FIELDS, WinContext
     from scoring.rules import get_preset
+    from taicam.pipeline import ScoreRequest
 
-    context: dict[str, Any] = {}
-    for spec in CONTEXT_FIELDS:
-        value = getattr(args, spec.name)
-        if value is not None:
-            context[spec.name] = value
+    context = WinContext(**{spec.name: getattr(args, spec.name) for spec in CONTEXT_FIELDS})
     options = dict(args.option or [])
-    if options:
-        context["options"] = options
     get_preset(args.preset).resolve_options(options)
-    if args.base is not None:
-        context["settlement"] = {"base": args.base, "per_tai": args.per_tai, "discarder_seat": args.discarder}
-    return context
+    settlement = None if args.base is None else {"base": args.base, "per_tai": args.per_tai, "discarder_seat": args.discarder}
+    return ScoreRequest(args.preset, options or None, context, settlement, corrections or {}, winning_tile)
 
 
 def add_language_flags(parser: argparse.ArgumentParser) -> None:
@@ -184,6 +183,6 @@ def language(args: argparse.Namespace) -> str:
     """``--lang``, else the ``LANG`` the terminal runs in (``zh_TW.UTF-8`` → zh-TW), else English."""
     import os
 
-    from service.messages import pick_language
+    from taicam.pipeline.messages import pick_language
 
     return args.lang or pick_language(os.environ.get("LANG", "").split(".")[0].replace("_", "-"))

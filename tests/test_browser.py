@@ -195,7 +195,7 @@ def test_label_draw_code_undo_redo_check_export(label_server, page, tmp_path):
 def _photo_with_a_chow_tile_covered(path) -> None:
     """examples/hand1.jpg with the middle tile of its chow painted over with the cloth: the two tiles
     left form no meld, so the photo cannot be scored and the page must say which tiles it left out."""
-    from service.pipeline import recognise
+    from taicam.pipeline import recognise
     from vision.detector import BUNDLED_MODEL, TileDetector
 
     image = cv2.imread(str(EXAMPLES / "hand1.jpg"))

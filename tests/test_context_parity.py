@@ -21,6 +21,7 @@ from scoring.tiles import TILE_CODES
 from service.app import create_app
 from taicam import cli
 from taicam.commands import photo as photo_commands
+from taicam.pipeline import HandTiles
 from tests.fakes import FakeDetector
 from tests.scoring_helpers import hand
 from vision.detections import Detections
@@ -109,19 +110,19 @@ def test_taicam_score_takes_every_field(tmp_path, jpeg_bytes, monkeypatch, capsy
 
 
 def test_taicam_live_takes_every_field(monkeypatch):
-    import service.live
+    import taicam.pipeline
     import vision.frames
 
     seen: list[dict] = []
 
     class Recorder:
-        def __init__(self, detector, context, preset, conf, stable, lang):
-            seen.append(context)
+        def __init__(self, detector, request, conf, frames_needed):
+            seen.append(request.hand_json(HandTiles((), (), (), None)))
 
     monkeypatch.setattr(photo_commands, "load_detector", lambda args: FakeDetector())
     monkeypatch.setattr(vision.frames, "open_source", lambda source: None)
     monkeypatch.setattr(vision.frames, "frames", lambda source: iter(()))
-    monkeypatch.setattr(service.live, "LiveScorer", Recorder)
+    monkeypatch.setattr(taicam.pipeline, "LiveScorer", Recorder)
     assert cli.main(["live", "--video", "table.mp4", "--quiet", *_cli_flags()]) == 0
     _assert_carried(seen[0])
 

@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from service.messages import EN, ERROR_TEMPLATES_ZH, LANGUAGES, NOTICE_TEMPLATES, ZH, localise_error, notice_json, pick_language
+from taicam.pipeline.messages import (
+    EN,
+    ERROR_TEMPLATES_ZH,
+    LANGUAGES,
+    NOTICE_TEMPLATES,
+    ZH,
+    localise_error,
+    notice_json,
+    pick_language,
+)
 from vision import notices
 from vision.notices import Notice
 
@@ -94,7 +103,7 @@ def test_a_winning_tile_that_is_no_tile_is_called_so(fake_app, jpeg_bytes):
 
 
 def test_a_photo_without_a_winning_tile_is_worded_in_chinese():
-    from service.messages import localise_error
+    from taicam.pipeline.messages import localise_error
 
     error = {"code": "no_winning_tile", "message": "core words", "details": {}}
     assert localise_error(error, {"tile": None}, ZH)["message"] == "不知道胡的是哪張牌：把它放在旁邊或指定它"
@@ -117,7 +126,7 @@ def _codes_raised() -> set[str]:
 
 
 def test_every_error_code_has_a_zh_tw_sentence():
-    from service.messages import ERROR_SUMMARIES_ZH
+    from taicam.pipeline.messages import ERROR_SUMMARIES_ZH
 
     raised = _codes_raised()
     assert len(raised) >= 30  # the scan finds the service's codes, not nothing

@@ -34,8 +34,9 @@ from starlette.websockets import WebSocketDisconnect
 from taicam_datasets.labels import LabelError, LabelStore
 
 from service import security
-from service.app import MAX_HANDS_PER_REQUEST, create_app
+from service.app import create_app
 from service.ledger import Ledger
+from service.routes.scoring import MAX_HANDS_PER_REQUEST
 from service.settings import Settings, bind
 from tests.fakes import FakeDetector
 from tests.scoring_helpers import hand

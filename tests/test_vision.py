@@ -373,13 +373,13 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
     generator laid out, and then its 台 list, for at least 18 (20 measured, models/README.md).
     """
     from scoring.api import score_hand_json
-    from service.pipeline import recognise, repair, score_layout
+    from scoring.hand import WinContext
+    from taicam.pipeline import ScoreRequest, score_photo
 
     right = 0
     scenes = (render_scene(seed, "hand") for seed in range(100))
     for scene in itertools.islice(filter(Scene.shows_whole_hand, scenes), 20):
-        recognition = repair(recognise(detector, scene.image), {"seat_wind": "E"}, "taiwan")
-        result = score_layout(recognition.layout, {"seat_wind": "E"}, "taiwan")
+        result = score_photo(detector, scene.image, ScoreRequest(context=WinContext(seat_wind="E"))).to_json()
         if same_hand(result["hand"], scene.layout):
             truth = {**{k: scene.layout[k] for k in ("concealed", "melds", "flowers", "winning_tile")}, "seat_wind": "E"}
             expected, ok = score_hand_json(truth)
@@ -396,7 +396,7 @@ def test_hand_snaps_turned_45_degrees_still_score(detector):
     before the second pass turned the row level)."""
     import cv2
 
-    from service.pipeline import recognise, repair, score_layout
+    from taicam.pipeline import ScoreRequest, score_photo
 
     right = 0
     for scene in itertools.islice(filter(Scene.shows_whole_hand, (render_scene(seed, "hand") for seed in range(100))), 20):
@@ -405,8 +405,7 @@ def test_hand_snaps_turned_45_degrees_still_score(detector):
         side = int((w + h) / np.sqrt(2))
         turn[:, 2] += (side - w) / 2, (side - h) / 2
         photo = cv2.warpAffine(scene.image, turn, (side, side), borderMode=cv2.BORDER_REPLICATE)
-        recognition = repair(recognise(detector, photo), {}, "taiwan")
-        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        right += same_hand(score_photo(detector, photo, ScoreRequest()).to_json()["hand"], scene.layout)
     # Guards "hand_snaps_turned_45" of `python -m bench accuracy` (17 of 20; README "Benchmarks").
     assert right >= 15
 
@@ -418,13 +417,12 @@ def test_whole_table_photos_score_from_every_side(detector):
     The second pass turns the winner's tiles level before reading them: without it, the boxes
     of a tilted row overlap and tiles are lost (8 of these 20 were right before; 16–17 now).
     """
-    from service.pipeline import recognise, repair, score_layout
+    from taicam.pipeline import ScoreRequest, score_photo
 
     scenes = (render_scene(seed, "table") for seed in range(100))
     right = 0
     for scene in itertools.islice(filter(Scene.shows_whole_hand, scenes), 20):
-        recognition = repair(recognise(detector, scene.image), {}, "taiwan")
-        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        right += same_hand(score_photo(detector, scene.image, ScoreRequest()).to_json()["hand"], scene.layout)
     # Guards "whole_tables" of `python -m bench accuracy` (16 of 20 on a fresh clone with the pinned
     # versions, 17 in README "Benchmarks"); 14 when the Noto fonts were missing (issue #13).
     assert right >= 14
@@ -435,13 +433,12 @@ def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
     """The same 20 whole tables letterboxed into 1280 × 720 frames: tiles 14–27 px, ~7–13 px at the
     model's 640. A first pass that sees fewer tiles than any winning hand looks again at 1280
     (14 of 20 read right measured, 8 before)."""
-    from service.pipeline import recognise, repair, score_layout
+    from taicam.pipeline import ScoreRequest, score_photo
 
     right = 0
     for scene in itertools.islice(filter(Scene.shows_whole_hand, (render_scene(seed, "table") for seed in range(100))), 20):
         frame = in_frame(scene.image)
-        recognition = repair(recognise(detector, frame), {}, "taiwan")
-        right += same_hand(score_layout(recognition.layout, {}, "taiwan")["hand"], scene.layout)
+        right += same_hand(score_photo(detector, frame, ScoreRequest()).to_json()["hand"], scene.layout)
     # Guards "whole_tables_720p_letterboxed" of `python -m bench accuracy` (14 of 20; README "Benchmarks").
     assert right >= 12
 
@@ -469,16 +466,16 @@ def test_live_follows_a_tilted_hand_seen_across_the_table(detector):
     """A 1280 × 720 camera beside the table: the winner's row lies at an angle, its tiles ~27 px."""
     import cv2
 
-    from service.live import LiveScorer
+    from taicam.pipeline import LiveScorer
 
     scene = render_scene(8, "table")  # the winner sits across the table: the row runs upside down, tilted
     frame = cv2.resize(scene.image, (1280, 960), interpolation=cv2.INTER_AREA)[120:840]
     whole_frame = detector.reread(frame, detector.detect(frame))
     assert not same_hand(group_tiles(whole_frame).hand_fields(), scene.layout)  # how live read it before
 
-    scorer = LiveScorer(detector, {}, frames_needed=3)
+    scorer = LiveScorer(detector, frames_needed=3)
     reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(6)]
-    scored = [r for r in reports if r is not None]
+    scored = [r.to_json() for r in reports if r is not None]
     assert len(scored) == 1 and same_hand(scored[0]["hand"], scene.layout)
     # The camera is covered, then uncovered: the hand is found again at once.
     assert len(scorer.follower.detect(np.zeros_like(frame))) == 0
@@ -493,14 +490,14 @@ def test_live_reads_hand_views_from_the_hand_region_alone(detector):
     shows them well enough, at the whole frame's scale: fewer pixels, and no tile of the row lost
     to a neighbour's box (20 measured; 18 when it read such frames whole).
     """
-    from service.live import LiveScorer
+    from taicam.pipeline import LiveScorer
 
     right = 0
     for scene in itertools.islice(filter(Scene.shows_whole_hand, (render_scene(seed, "hand") for seed in range(100))), 20):
         frame = in_frame(scene.image)
-        scorer = LiveScorer(detector, {}, frames_needed=3)
+        scorer = LiveScorer(detector, frames_needed=3)
         reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(5)]
-        scored = [r for r in reports if r is not None]
+        scored = [r.to_json() for r in reports if r is not None]
         right += len(scored) == 1 and same_hand(scored[0]["hand"], scene.layout)
     # Guards "live_hand_views_720p" of `python -m bench accuracy` (20 of 20; README "Benchmarks"),
     # which gives each scene six frames where this test gives five.
@@ -568,7 +565,7 @@ def test_an_unsure_face_down_reading_does_not_close_the_winning_gap():
 
 
 def test_repair_uses_the_second_reading_and_says_so():
-    from service.pipeline import Recognition, repair, score_layout
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
 
     read = _row([*HAND_ROW, "9s"], [*range(16), 17])  # 9s does not complete 67s; 8s does
     alt = [TILE_CODES.index("1z")] * 16 + [TILE_CODES.index("8s")]
@@ -576,10 +573,11 @@ def test_repair_uses_the_second_reading_and_says_so():
     confidence[16] = 0.5
     detections = Detections(read.xyxy, confidence, read.class_id, np.array(alt, np.int64), np.full(17, 0.4, np.float32))
     recognition = Recognition(detections, group_tiles(detections), 0.0)
-    assert "error" in score_layout(recognition.layout, {}, "taiwan")["score"]
-    repaired = repair(recognition, {}, "taiwan")
-    result = score_layout(repaired.layout, {}, "taiwan")
+    assert "error" in score_recognition(recognition, ScoreRequest()).to_json()["score"]
+    repaired = repair(recognition, ScoreRequest())
+    result = score_recognition(repaired, ScoreRequest()).to_json()
     assert result["hand"]["winning_tile"] == "8s" and result["score"]["total"] == 3
     assert result["warnings"][0]["code"] == notices.SECOND_READING and result["warnings"][0]["params"]["tile"] == "8s"
     assert "read 9s as 8s (the model's second choice" in result["warnings"][0]["message"]
-    assert repair(recognition, {}, "taiwan", locked=frozenset({16})) is recognition  # a person's correction stays
+    corrected = ScoreRequest(corrections={16: "9s"})
+    assert repair(recognition, corrected) is recognition  # a person's correction stays

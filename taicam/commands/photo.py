@@ -10,13 +10,13 @@ from ..common import (
     add_language_flags,
     add_model_flags,
     add_photo_flags,
-    context_from_args,
     correction,
     fraction,
     language,
     load_detector,
     positive_number,
     print_json,
+    score_request,
     whole_number,
 )
 
@@ -57,26 +57,19 @@ def _cmd_detect(args: argparse.Namespace) -> int:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from scoring.errors import TaicamError
-    from service.pipeline import recognise, repair, score_layout
+    from taicam.pipeline import PhotoRequestError, score_photo
     from vision.annotate import Annotator
     from vision.detector import ModelError
     from vision.frames import FrameError, read_image
 
-    context = context_from_args(args)
-    corrections = dict(args.fix or [])
+    winning = int(args.winning) if args.winning and args.winning.isdigit() else args.winning
+    request = score_request(args, dict(args.fix or []), winning)
     try:
         detector = load_detector(args)
         image = read_image(args.photo)
-        recognition = recognise(detector, image, conf=args.conf, corrections=corrections)
-        recognition = repair(recognition, context, args.preset, frozenset(corrections))
-        winning = args.winning
-        override = int(winning) if winning and winning.isdigit() else winning
-        result = score_layout(recognition.layout, context, args.preset, override, language(args))
-    except TaicamError:
-        raise  # main() reports it with its own code
-    # ValueError here is a --fix or --winning that does not fit the detections.
-    except (FileNotFoundError, ModelError, FrameError, ValueError) as error:
+        scored = score_photo(detector, image, request, args.conf)
+    # A PhotoRequestError is a --fix or --winning that does not fit the detections.
+    except (FileNotFoundError, ModelError, FrameError, PhotoRequestError) as error:
         if args.json:
             print_json({"error": {"code": "bad_input", "message": str(error)}})
         else:
@@ -85,12 +78,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.annotate:
         import cv2
 
-        cv2.imwrite(args.annotate, Annotator().annotate(image, recognition.detections, recognition.layout))
+        cv2.imwrite(args.annotate, Annotator().annotate(image, scored.detections, scored.layout))
+    result = scored.to_json(language(args))
     if args.json:
         print_json(result)
-        return 0 if "error" not in result["score"] else 2
-    _print_score(result, chinese=language(args) == "zh-TW" and not args.codes)
-    return 0 if "error" not in result["score"] else 2
+    else:
+        _print_score(result, chinese=language(args) == "zh-TW" and not args.codes)
+    return 0 if scored.scored else 2
 
 
 def _print_score(result: dict, chinese: bool) -> None:
@@ -121,34 +115,34 @@ def _print_score(result: dict, chinese: bool) -> None:
 
 
 def _cmd_live(args: argparse.Namespace) -> int:
-    from service.live import LiveScorer
+    from taicam.pipeline import LiveScorer
     from vision.detector import ModelError
     from vision.frames import FrameError, frames, open_source
 
-    context = context_from_args(args)
+    request = score_request(args)
     try:
         detector = load_detector(args)
         source = open_source(args.camera if args.camera is not None else (args.url or args.video))
     except (FileNotFoundError, ModelError, FrameError) as error:
         print(f"taicam live: {error}", file=sys.stderr)
         return 2
-    scorer = LiveScorer(detector, context, args.preset, args.conf, args.stable, language(args))
+    scorer = LiveScorer(detector, request, args.conf, args.stable)
     window = _window_available()
     count = 0
     try:
         for frame in frames(source):
             count += 1
-            recognition, result = scorer.process(frame)
+            recognition, scored = scorer.process(frame)
             if not args.quiet:
                 print(
                     f"\rframe {count}: {len(recognition.detections)} tiles, {recognition.ms:.0f} ms   ", end="", file=sys.stderr
                 )
-            if result is not None:
+            if scored is not None:
                 print(file=sys.stderr)
                 if args.json:
-                    print_json(result)
+                    print_json(scored.to_json(language(args)))
                 else:
-                    _print_score(result, chinese=language(args) == "zh-TW" and not args.codes)
+                    _print_score(scored.to_json(language(args)), chinese=language(args) == "zh-TW" and not args.codes)
             if window:
                 _show(frame, recognition)
             if args.max_frames and count >= args.max_frames:

@@ -160,6 +160,13 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    _add_data(commands)
+    _add_train(commands)
+    _add_train_classifier(commands)
+    _add_eval(commands)
+
+
+def _add_data(commands: argparse._SubParsersAction) -> None:
     data = commands.add_parser("data", help="build training data (synthetic scenes)")
     data_commands = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
     synth = data_commands.add_parser("synth", help="render synthetic table scenes with YOLO labels")
@@ -176,6 +183,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     synth.set_defaults(handler=_cmd_data_synth)
 
+
+def _add_train(commands: argparse._SubParsersAction) -> None:
     train = commands.add_parser("train", help="train the tile detector and export ONNX (needs the 'train' extra)")
     train.add_argument(
         "--data",
@@ -208,6 +217,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--lr0", type=amount, default=None, help="AdamW at this learning rate (default: ultralytics chooses)")
     train.set_defaults(handler=_cmd_train)
 
+
+def _add_train_classifier(commands: argparse._SubParsersAction) -> None:
     classifier = commands.add_parser(
         "train-classifier", help="train the crop classifier that re-reads each tile (needs the 'train' extra)"
     )
@@ -223,6 +234,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     classifier.add_argument("--seed", type=int, default=0)
     classifier.set_defaults(handler=_cmd_train_classifier)
 
+
+def _add_eval(commands: argparse._SubParsersAction) -> None:
     evaluate = commands.add_parser("eval", help="measure a detector on a YOLO-layout folder")
     evaluate.add_argument(
         "--data", type=yolo_folder, required=True, help="YOLO-layout folder, or a label store (its val split)"

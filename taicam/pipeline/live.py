@@ -11,8 +11,10 @@ from vision.detector import TileDetector
 from vision.grouping import group_tiles
 from vision.live import HandFollower, Signature, StableHandVoter
 
-from .messages import EN
-from .pipeline import Recognition, repair, score_layout
+from .contract import PhotoScore, Recognition, ScoreRequest
+from .photo import DEFAULT_CONF, repair, score_recognition
+
+DEFAULT_STABLE_FRAMES = 5
 
 
 def hand_signature(fields: dict[str, Any]) -> Signature | None:
@@ -24,28 +26,26 @@ def hand_signature(fields: dict[str, Any]) -> Signature | None:
 
 
 class LiveScorer:
+    """Frames in; a ``PhotoScore`` out on the frame a hand has held still for ``frames_needed`` frames."""
+
     def __init__(
         self,
         detector: TileDetector,
-        context: dict[str, Any],
-        preset: str = "taiwan",
-        conf: float = 0.25,
-        frames_needed: int = 5,
-        lang: str = EN,
+        request: ScoreRequest | None = None,
+        conf: float = DEFAULT_CONF,
+        frames_needed: int = DEFAULT_STABLE_FRAMES,
     ):
-        self.context = context
-        self.lang = lang
-        self.preset = preset
+        self.request = request or ScoreRequest()
         self.voter = StableHandVoter(frames_needed=frames_needed)
         self.follower = HandFollower(detector, conf)
 
-    def process(self, frame: np.ndarray) -> tuple[Recognition, dict[str, Any] | None]:
-        """Recognise the frame; return the scored hand only when it has just become stable."""
+    def process(self, frame: np.ndarray) -> tuple[Recognition, PhotoScore | None]:
+        """Recognise the frame; the scored hand too, only when it has just become stable."""
         start = time.perf_counter()
         detections = self.follower.detect(frame)
         recognition = Recognition(detections, group_tiles(detections), (time.perf_counter() - start) * 1000)
         stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
         if stable is None:
             return recognition, None
-        recognition = repair(recognition, self.context, self.preset)
-        return recognition, score_layout(recognition.layout, self.context, self.preset, lang=self.lang)
+        scored = score_recognition(repair(recognition, self.request), self.request)
+        return Recognition(scored.detections, scored.layout, scored.ms), scored

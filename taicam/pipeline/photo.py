@@ -1,0 +1,245 @@
+"""Photo to score: detection → grouping → ``Hand`` → ``ScoreResult``, typed from end to end.
+
+``score_photo`` is what ``taicam score`` and ``POST /v1/score`` call; live mode (``live.py``) reuses
+``repair`` and ``score_recognition`` on the frame a hand became stable on. The scoring core is called
+directly (``parse_hand``, ``score``); JSON is made only by ``PhotoScore.to_json``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+
+import numpy as np
+
+from scoring.errors import ErrorCode
+from scoring.evaluate import ScoreResult, score
+from scoring.hand import Hand, HandError, Meld, parse_hand
+from scoring.tiles import TILE_CODES
+from vision import notices
+from vision.detector import TileDetector
+from vision.grouping import Layout, TileGroup, group_tiles
+from vision.notices import Notice
+from vision.photo import detect_photo
+
+from .contract import (
+    BAD_CORRECTION,
+    BAD_WINNING_TILE,
+    Alternative,
+    HandTiles,
+    PhotoRequestError,
+    PhotoScore,
+    Recognition,
+    ScoreRequest,
+)
+
+DEFAULT_CONF = 0.25  # the detector's confidence floor unless the caller names one
+
+
+def score_photo(detector: TileDetector, image: np.ndarray, request: ScoreRequest, conf: float = DEFAULT_CONF) -> PhotoScore:
+    """Read ``image``, read the hand as a whole when its tiles make no legal hand, and score it.
+
+    Raises ``PhotoRequestError`` when a correction or the named winning tile does not fit the photo;
+    a hand the scoring core refuses is a ``PhotoScore`` with its ``error``, not an exception.
+    """
+    recognition = recognise(detector, image, conf, request.corrections)
+    return score_recognition(repair(recognition, request), request)
+
+
+def recognise(
+    detector: TileDetector,
+    image: np.ndarray,
+    conf: float = DEFAULT_CONF,
+    corrections: Mapping[int, str] | None = None,
+) -> Recognition:
+    """Detect and group. ``corrections`` maps detection ids to the codes a person chose."""
+    start = time.perf_counter()
+    detections = detect_photo(detector, image, conf=conf, focus="hand")
+    for index, code in (corrections or {}).items():
+        if not 0 <= index < len(detections):
+            raise PhotoRequestError(BAD_CORRECTION, f"correction for detection {index}, but only {len(detections)} were found")
+        if code not in TILE_CODES:
+            raise PhotoRequestError(BAD_CORRECTION, f"correction {code!r} is not a tile code")
+        detections = detections.with_class(index, TILE_CODES.index(code))
+    layout = group_tiles(detections)
+    return Recognition(detections, layout, (time.perf_counter() - start) * 1000)
+
+
+# The errors a second reading of a tile may cure; any other (a bad option, say) it cannot.
+REPAIRABLE = frozenset(
+    {ErrorCode.NOT_WINNING, ErrorCode.TOO_MANY_COPIES, ErrorCode.DUPLICATE_FLOWER, ErrorCode.NO_WINNING_TILE}
+)
+# The hand as a whole: sets of changed readings tried, most probable first, before giving up. On the
+# real-tile scenes (bench/real_scenes.py) one change at a time among the six least sure tiles found
+# fewer legal hands than this search over the hand and the tiles near it.
+MAX_READING_TRIALS = 48
+MAX_CHANGED_TILES = 3
+
+
+def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
+    """When the tiles make no legal hand, read the hand as a whole: the most probable legal hand.
+
+    Each tile has two readings with probabilities (``Detections.alt_class_id``). Sets of tiles
+    read their second way are tried in order of how much less probable they make the hand (at most
+    ``MAX_CHANGED_TILES`` tiles, ``MAX_READING_TRIALS`` sets), among the hand's tiles and the runs
+    beside it that formed no meld; the first set that scores is kept. Tiles a person corrected
+    (``request.corrections``) are never changed. Every change is reported as a warning, never made
+    silently. The winning tile the request names plays no part here: it is applied when scoring.
+    """
+    detections, layout = recognition.detections, recognition.layout
+    as_laid_out = replace(request, winning_tile=None)
+    error = score_recognition(recognition, as_laid_out).error
+    if error is None or error.code not in REPAIRABLE or detections.alt_class_id is None:
+        return recognition
+    assert detections.alt_confidence is not None
+    alt_class, alt_confidence = detections.alt_class_id, detections.alt_confidence
+    candidates = [
+        i for i in _hand_and_beside(layout)
+        if i not in request.corrections and alt_confidence[i] > 0 and alt_class[i] != detections.class_id[i]
+    ]  # fmt: skip
+    # How much less probable each second reading makes the hand: log(first / second), never below 0.
+    costs = [max(0.0, float(np.log(max(detections.confidence[i], 1e-6) / alt_confidence[i]))) for i in candidates]
+    order = sorted(range(len(candidates)), key=lambda k: costs[k])
+    candidates, costs = [candidates[k] for k in order], [costs[k] for k in order]
+    for chosen in _cheapest_sets(costs, MAX_READING_TRIALS, MAX_CHANGED_TILES):
+        changed = [candidates[k] for k in chosen]
+        trial = detections
+        for index in changed:
+            trial = trial.with_class(index, int(alt_class[index]))
+        trial_layout = group_tiles(trial)
+        if score_recognition(Recognition(trial, trial_layout, recognition.ms), as_laid_out).error is not None:
+            continue
+        for index in reversed(changed):
+            old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(alt_class[index])]
+            confidence = round(float(alt_confidence[index]), 2)
+            trial_layout.warnings.insert(
+                0, Notice(notices.SECOND_READING, {"tile": new, "old": old, "confidence": confidence, "detections": [index]})
+            )
+        return Recognition(trial, trial_layout, recognition.ms)
+    return recognition
+
+
+def _hand_and_beside(layout: Layout) -> list[int]:
+    """The hand's tiles, and runs near it that formed no meld (a misread tile breaks a meld).
+
+    Grouping adds those runs as background groups before the last group, which holds every tile
+    left over (discards, walls); that one stays out.
+    """
+    groups = layout.groups
+    leftover = groups[-1] if groups and groups[-1].role == "background" else None
+    return [i for g in groups if g is not leftover for i in g.ids]
+
+
+def _cheapest_sets(costs: list[float], limit: int, largest: int) -> Iterator[tuple[int, ...]]:
+    """Index sets of ascending ``costs`` in order of their total cost, up to ``limit`` sets of ≤ ``largest``.
+
+    Each set is followed by itself plus the next index, and by itself with its last index moved
+    on by one: every set is reached once, never before a cheaper one.
+    """
+    if not costs:
+        return
+    heap: list[tuple[float, tuple[int, ...]]] = [(costs[0], (0,))]
+    for _ in range(limit):
+        if not heap:
+            return
+        total, chosen = heapq.heappop(heap)
+        yield chosen
+        last = chosen[-1]
+        if last + 1 < len(costs):
+            if len(chosen) < largest:
+                heapq.heappush(heap, (total + costs[last + 1], (*chosen, last + 1)))
+            heapq.heappush(heap, (total - costs[last] + costs[last + 1], (*chosen[:-1], last + 1)))
+
+
+class _HandRow:
+    """The hand row of a layout: which detection holds which code, and the hand with any one as the winner."""
+
+    def __init__(self, layout: Layout, request: ScoreRequest):
+        self.request = request
+        fields = layout.hand_fields()
+        self.melds = tuple(Meld(meld["kind"], tuple(meld["tiles"])) for meld in fields["melds"])
+        self.flowers = tuple(fields["flowers"])
+        concealed = _group(layout, "concealed")
+        self.winning_group = _group(layout, "winning")
+        self.ids = [*(concealed.ids if concealed else []), *(self.winning_group.ids if self.winning_group else [])]
+        self.codes = {i: c for g in layout.groups for i, c in zip(g.ids, g.codes, strict=True)}
+
+    def tiles(self, winner: int | None) -> HandTiles:
+        concealed = tuple(self.codes[i] for i in self.ids if i != winner)
+        return HandTiles(concealed, self.melds, self.flowers, self.codes[winner] if winner is not None else None)
+
+    def total(self, winner: int) -> int | None:
+        """The 台 with ``winner`` as the winning tile; None when that is no legal hand."""
+        try:
+            return score(parse_hand(self.request.hand_json(self.tiles(winner)))).total
+        except HandError:
+            return None
+
+
+def _group(layout: Layout, role: str) -> TileGroup | None:
+    return next((g for g in layout.groups if g.role == role), None)
+
+
+def score_recognition(recognition: Recognition, request: ScoreRequest) -> PhotoScore:
+    """Score what was read. The winning tile comes from the layout, unless the request names a
+    detection id or a code in the concealed row. With no tile set apart, every concealed tile that
+    makes a legal hand is tried; the best is used and the others are offered as alternatives.
+    """
+    layout = recognition.layout
+    row = _HandRow(layout, request)
+    warnings = list(layout.warnings)
+    chosen: int | None = row.winning_group.ids[0] if row.winning_group else None
+    if request.winning_tile is not None:
+        chosen = _resolve_override(request.winning_tile, row.ids, row.codes)
+        warnings.append(Notice(notices.WINNING_SET_BY_CALLER, {"tile": row.codes[chosen], "detections": [chosen]}))
+    alternatives = _alternatives(layout, row, chosen)
+    if chosen is None and alternatives:
+        best = alternatives.pop(0)
+        chosen = best.detection
+        warnings.append(Notice(notices.WINNING_CHOSEN, {"tile": best.winning_tile, "detections": [chosen]}))
+    tiles = row.tiles(chosen)
+    hand: Hand | None = None
+    result: ScoreResult | None = None
+    error: HandError | None = None
+    try:
+        hand = parse_hand(request.hand_json(tiles))
+        result = score(hand)
+    except HandError as refused:  # the photo's hand cannot be scored: the answer says why
+        error = refused
+    return PhotoScore(
+        request, recognition.detections, layout, tiles, hand, result, error, tuple(warnings), tuple(alternatives),
+        recognition.ms,
+    )  # fmt: skip
+
+
+def _alternatives(layout: Layout, row: _HandRow, chosen: int | None) -> list[Alternative]:
+    """Each other code that could be the winning tile and makes a legal hand, the highest total first."""
+    candidates = list(dict.fromkeys([*layout.winning_candidates, *([] if row.winning_group else row.ids)]))
+    found = []
+    seen_codes: set[str] = set()
+    for candidate in candidates:
+        if candidate == chosen or row.codes[candidate] in seen_codes:
+            continue
+        seen_codes.add(row.codes[candidate])
+        total = row.total(candidate)
+        if total is not None:
+            found.append(Alternative(row.codes[candidate], candidate, total))
+    found.sort(key=lambda a: -a.total)
+    return found
+
+
+def _resolve_override(value: int | str, ids: list[int], codes_by_id: dict[int, str]) -> int:
+    if isinstance(value, int):
+        if value not in ids:
+            raise PhotoRequestError(BAD_WINNING_TILE, f"detection {value} is not in the hand row")
+        return value
+    if value not in TILE_CODES:
+        raise PhotoRequestError(
+            BAD_WINNING_TILE, f"{value!r} is not a tile code (1m–9m, 1p–9p, 1s–9s, 1z–7z) nor a detection id"
+        )
+    for i in reversed(ids):
+        if codes_by_id[i] == value:
+            return i
+    raise PhotoRequestError(BAD_WINNING_TILE, f"no {value} in the hand row to be the winning tile")
