@@ -10,10 +10,11 @@
 # val split; real-hk-v4 val is left for the held-out figures. No warm-up: its bias learning rate of 0.1
 # would throw away the trained biases.
 # Knobs (env): DEVICE (0), ARCH (models/taicam-tiles.onnx: fine-tune the shipped detector), LR0 (0.0005),
-# N_SYNTH (2000), N_REAL (1600), PROCS (16), HOURS (0.1), IMGSZ (640), BATCH (64), WORKERS (16), OUT_DIR.
+# N_SYNTH (2000), N_REAL (1600), REAL_REPEAT (1: times the real photos are listed), PROCS (16), HOURS (0.1),
+# IMGSZ (640), BATCH (64), WORKERS (16), OUT_DIR.
 set -uo pipefail
 DEVICE=${DEVICE:-0}; ARCH=${ARCH:-models/taicam-tiles.onnx}; LR0=${LR0:-0.0005}
-N_SYNTH=${N_SYNTH:-2000}; N_REAL=${N_REAL:-1600}; PROCS=${PROCS:-16}; HOURS=${HOURS:-0.1}; IMGSZ=${IMGSZ:-640}
+N_SYNTH=${N_SYNTH:-2000}; N_REAL=${N_REAL:-1600}; REAL_REPEAT=${REAL_REPEAT:-1}; PROCS=${PROCS:-16}; HOURS=${HOURS:-0.1}; IMGSZ=${IMGSZ:-640}
 BATCH=${BATCH:-64}; WORKERS=${WORKERS:-16}; OUT_DIR=${OUT_DIR:-${OUT:-runs/gpu}}; WORK=${WORK:-/tmp/taicam-gpu}
 mkdir -p "$OUT_DIR" "$WORK/pkgs"
 if ! python3 -c "import ultralytics" 2>/dev/null; then
@@ -35,7 +36,8 @@ done
 wait
 echo "real-tile scenes done in $(( $(date +%s) - start )) s: $(cat "$WORK"/real_*/layouts.jsonl | wc -l) scenes"
 # .realhk first: its train photos measure the batch norms and calibrate the INT8 copy.
-python3 -m taicam train --data .realhk "$WORK/synth" "${real[@]}" --val "${checks[@]}" --out "$WORK/train" \
+photos=(); for _ in $(seq "$REAL_REPEAT"); do photos+=(.realhk); done
+python3 -m taicam train --data "${photos[@]}" "$WORK/synth" "${real[@]}" --val "${checks[@]}" --out "$WORK/train" \
   --arch "$ARCH" --lr0 "$LR0" --warmup-epochs 0 --device "$DEVICE" --imgsz "$IMGSZ" --batch "$BATCH" \
   --workers "$WORKERS" --hours "$HOURS" --epochs 300 --cache --seed 0 2>&1 \
   | grep -v -E "^\s+[0-9]+/[0-9]+ .*it/s|it/s\]?$|^\s+all " | tail -40
