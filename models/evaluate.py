@@ -13,24 +13,16 @@ from taicam_datasets.layout import list_images, read_labels
 from tqdm import tqdm
 
 from scoring.tiles import TILE_CODES
-from vision.detections import Detections, areas, intersections
+from vision.detections import Detections, box_iou
 from vision.detector import TileDetector
 from vision.photo import ROW_FLOOR, beside_sure_tiles
 
 IOU_MATCH = 0.5
 
 
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise IoU of xyxy boxes ``a`` (n, 4) and ``b`` (m, 4)."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)), np.float32)
-    inter = intersections(a, b)
-    return inter / np.maximum(areas(a)[:, None] + areas(b)[None, :] - inter, 1e-9)
-
-
 def match(truth: np.ndarray, predicted: Detections) -> list[tuple[int, int]]:
     """Greedy one-to-one matching by IoU ≥ 0.5, highest confidence first, ignoring class."""
-    ious = iou_matrix(predicted.xyxy, truth)
+    ious = box_iou(predicted.xyxy, truth)
     pairs, used = [], set()
     for p in np.argsort(-predicted.confidence, kind="stable"):
         if ious.shape[1] == 0:

@@ -32,6 +32,9 @@ class ErrorCode(StrEnum):
     UNKNOWN_OPTION = "unknown_option"
     BAD_OPTION = "bad_option"
     BAD_PRESET = "bad_preset"
+    # the application layer: what a person named does not fit what the photo shows
+    BAD_CORRECTION = "bad_correction"
+    BAD_WINNING_TILE = "bad_winning_tile"
     # vision: model files, frames and uploads
     BAD_MODEL = "bad_model"
     MODEL_NOT_LOADED = "model_not_loaded"

@@ -21,8 +21,6 @@ from service.app import create_app
 from taicam import cli
 from taicam.commands import photo as photo_commands
 from taicam.pipeline import (
-    BAD_CORRECTION,
-    BAD_WINNING_TILE,
     REPAIRABLE,
     HandTiles,
     LiveScorer,
@@ -77,11 +75,11 @@ def test_the_repairable_errors_are_the_error_code_enum():
 @pytest.mark.parametrize(
     ("request_", "code", "words"),
     [
-        (ScoreRequest(corrections={99: "1m"}), BAD_CORRECTION, "only 17 were found"),
-        (ScoreRequest(corrections={3: "xx"}), BAD_CORRECTION, "not a tile code"),
-        (ScoreRequest(winning_tile=99), BAD_WINNING_TILE, "detection 99 is not in the hand row"),
-        (ScoreRequest(winning_tile="9z"), BAD_WINNING_TILE, "not a tile code"),
-        (ScoreRequest(winning_tile="1p"), BAD_WINNING_TILE, "no 1p in the hand row"),
+        (ScoreRequest(corrections={99: "1m"}), ErrorCode.BAD_CORRECTION, "only 17 were found"),
+        (ScoreRequest(corrections={3: "xx"}), ErrorCode.BAD_CORRECTION, "not a tile code"),
+        (ScoreRequest(winning_tile=99), ErrorCode.BAD_WINNING_TILE, "detection 99 is not in the hand row"),
+        (ScoreRequest(winning_tile="9z"), ErrorCode.BAD_WINNING_TILE, "not a tile code"),
+        (ScoreRequest(winning_tile="1p"), ErrorCode.BAD_WINNING_TILE, "no 1p in the hand row"),
     ],
 )
 def test_what_does_not_fit_the_photo_is_a_photo_request_error(request_, code, words):

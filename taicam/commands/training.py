@@ -9,6 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from scoring.errors import ErrorCode, TaicamError
+
 from ..common import add_model_flags, amount, classifier_path, fraction, positive_number, whole_number, yolo_folder
 
 
@@ -26,8 +28,11 @@ def _cmd_data_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-class StoreNotReady(ValueError):
+class StoreNotReady(TaicamError):
     """A label store with nothing to train or validate on yet."""
+
+    def __init__(self, message: str):
+        super().__init__(ErrorCode.BAD_SOURCE, message)
 
 
 def store_as_yolo(folder: Path, work: Path) -> tuple[Path, dict[str, int]]:

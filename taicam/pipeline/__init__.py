@@ -8,8 +8,6 @@ and ``vision``; only ``service`` and the CLI (``taicam.cli``, ``taicam.commands`
 """
 
 from .contract import (
-    BAD_CORRECTION,
-    BAD_WINNING_TILE,
     Alternative,
     HandTiles,
     PhotoRequestError,
@@ -21,7 +19,7 @@ from .live import LiveScorer, hand_signature
 from .photo import DEFAULT_CONF, REPAIRABLE, recognise, repair, score_photo, score_recognition
 
 __all__ = [
-    "BAD_CORRECTION", "BAD_WINNING_TILE", "DEFAULT_CONF", "REPAIRABLE", "Alternative", "HandTiles", "LiveScorer",
+    "DEFAULT_CONF", "REPAIRABLE", "Alternative", "HandTiles", "LiveScorer",
     "PhotoRequestError", "PhotoScore", "Recognition", "ScoreRequest", "hand_signature", "recognise", "repair",
     "score_photo", "score_recognition",
 ]  # fmt: skip

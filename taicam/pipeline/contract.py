@@ -20,10 +20,6 @@ from vision.notices import Notice
 
 from .messages import EN, localise_error, notice_json
 
-# The codes of a ``PhotoRequestError``: what a person named does not fit what the photo shows.
-BAD_CORRECTION = "bad_correction"
-BAD_WINNING_TILE = "bad_winning_tile"
-
 
 class PhotoRequestError(TaicamError):
     """A correction or a named winning tile that does not fit the photo's detections."""

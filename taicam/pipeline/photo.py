@@ -25,8 +25,6 @@ from vision.notices import Notice
 from vision.photo import detect_photo
 
 from .contract import (
-    BAD_CORRECTION,
-    BAD_WINNING_TILE,
     Alternative,
     HandTiles,
     PhotoRequestError,
@@ -59,9 +57,11 @@ def recognise(
     detections = detect_photo(detector, image, conf=conf, focus="hand")
     for index, code in (corrections or {}).items():
         if not 0 <= index < len(detections):
-            raise PhotoRequestError(BAD_CORRECTION, f"correction for detection {index}, but only {len(detections)} were found")
+            raise PhotoRequestError(
+                ErrorCode.BAD_CORRECTION, f"correction for detection {index}, but only {len(detections)} were found"
+            )
         if code not in TILE_CODES:
-            raise PhotoRequestError(BAD_CORRECTION, f"correction {code!r} is not a tile code")
+            raise PhotoRequestError(ErrorCode.BAD_CORRECTION, f"correction {code!r} is not a tile code")
         detections = detections.with_class(index, TILE_CODES.index(code))
     layout = group_tiles(detections)
     return Recognition(detections, layout, (time.perf_counter() - start) * 1000)
@@ -233,13 +233,13 @@ def _alternatives(layout: Layout, row: _HandRow, chosen: int | None) -> list[Alt
 def _resolve_override(value: int | str, ids: list[int], codes_by_id: dict[int, str]) -> int:
     if isinstance(value, int):
         if value not in ids:
-            raise PhotoRequestError(BAD_WINNING_TILE, f"detection {value} is not in the hand row")
+            raise PhotoRequestError(ErrorCode.BAD_WINNING_TILE, f"detection {value} is not in the hand row")
         return value
     if value not in TILE_CODES:
         raise PhotoRequestError(
-            BAD_WINNING_TILE, f"{value!r} is not a tile code (1m–9m, 1p–9p, 1s–9s, 1z–7z) nor a detection id"
+            ErrorCode.BAD_WINNING_TILE, f"{value!r} is not a tile code (1m–9m, 1p–9p, 1s–9s, 1z–7z) nor a detection id"
         )
     for i in reversed(ids):
         if codes_by_id[i] == value:
             return i
-    raise PhotoRequestError(BAD_WINNING_TILE, f"no {value} in the hand row to be the winning tile")
+    raise PhotoRequestError(ErrorCode.BAD_WINNING_TILE, f"no {value} in the hand row to be the winning tile")
