@@ -6,7 +6,8 @@ from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from operator import itemgetter
+from typing import Any, Generic, TypeVar
 
 from .decompose import (
     GROUP_ENDS,
@@ -31,12 +32,14 @@ from .interpret import (
     SetView,
     wait_shape,
 )
-from .patterns import CHECKS
+from .patterns import CHECK_SPECS, CHECKS, Check, Params
 from .payments import payments_for
 from .rules import PatternRule, Preset, get_preset
 from .tiles import PLAYING_TILES, TILE_INDEX, chinese_name
 
 SETS_PER_HAND = 5
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -253,21 +256,68 @@ def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError
     return HandError("not_winning", message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
 
 
-# Active rules per (preset, option values). The values come from callers, so the cache is an
-# LRU: unbounded, 100,000 distinct zimo_tai values once held 1.3 GB.
+class BoundedMemo(Generic[K, V]):
+    """A memo table that forgets its least recently used entry beyond ``size``.
+
+    Its keys come from callers (option values, situations), so it must not grow without bound:
+    unbounded, 100,000 distinct zimo_tai values once held 1.3 GB. Several threads (the service's
+    pool) may share it; a lost race costs a recomputation, never a wrong value.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.get(key)
+        if value is not None:
+            with suppress(KeyError):  # another thread may have just evicted it
+                self._entries.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._entries[key] = value
+        if len(self._entries) > self.size:
+            with suppress(KeyError):
+                self._entries.popitem(last=False)
+
+
+# (order in the preset, rule, check, params, 台 per unit) for one rule the options switch on.
+ActiveRule = tuple[int, PatternRule, Check, Params, int]
+RuleHit = tuple[int, PatternRule, ScoreItem]  # (order in the preset, rule, what it scored)
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: a memo key that stands for its rules
+class RulePlan:
+    """The rules one (preset, options) switches on, split by what they read.
+
+    Situational rules read only the situation, so they run once per hand (and are memoised
+    across hands); the others run on each reading. Each list is in preset order.
+    """
+
+    situational: tuple[ActiveRule, ...]
+    per_reading: tuple[ActiveRule, ...]
+    flower_win_situational: tuple[ActiveRule, ...]  # the ones a 八仙過海/七搶一 win still scores
+    flower_win_per_reading: tuple[ActiveRule, ...]
+
+
 ACTIVE_CACHE_SIZE = 256
-_ACTIVE_CACHE: OrderedDict[tuple[int, tuple], tuple[Preset, list]] = OrderedDict()
+_ACTIVE_CACHE: BoundedMemo[tuple[int, tuple], tuple[Preset, RulePlan]] = BoundedMemo(ACTIVE_CACHE_SIZE)
 
 
-def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, Any, Any, Any, int]]:
-    """(order, rule, check, params, 台 per unit) for the rules the options switch on (cached)."""
-    key = (id(preset), tuple(sorted(options.items())))
+def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> RulePlan:
+    """The plan for the rules the options switch on (cached per preset and option values)."""
+    key = (id(preset), options_key)
     cached = _ACTIVE_CACHE.get(key)
     if cached is not None and cached[0] is preset:
-        with suppress(KeyError):  # another thread (the service's pool) may have just evicted it
-            _ACTIVE_CACHE.move_to_end(key)
         return cached[1]
-    active = []
+    active: list[ActiveRule] = []
     for order, rule in enumerate(preset.patterns):
         if rule.when_option and not options.get(rule.when_option):
             continue
@@ -276,10 +326,31 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
             active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
-    _ACTIVE_CACHE[key] = (preset, active)
-    if len(_ACTIVE_CACHE) > ACTIVE_CACHE_SIZE:
-        _ACTIVE_CACHE.popitem(last=False)
-    return active
+    situational = tuple(a for a in active if CHECK_SPECS[a[1].check].situational)
+    per_reading = tuple(a for a in active if not CHECK_SPECS[a[1].check].situational)
+    plan = RulePlan(
+        situational,
+        per_reading,
+        tuple(a for a in situational if a[1].scores_flower_win),
+        tuple(a for a in per_reading if a[1].scores_flower_win),
+    )
+    _ACTIVE_CACHE.put(key, (preset, plan))
+    return plan
+
+
+def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
+    """What the situational rules give this hand: the same for every reading of it."""
+    return _hits(it, plan.flower_win_situational if it.form == FLOWER_WIN else plan.situational)
+
+
+def _hits(it: Interpretation, rules: tuple[ActiveRule, ...]) -> list[RuleHit]:
+    hits = []
+    for order, rule, check, params, per_unit in rules:
+        result = check(it, params)
+        if result is not None and result[0]:
+            units, why = result
+            hits.append((order, rule, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+    return hits
 
 
 STREAK_IN_NAME = "連N拉N"  # a preset name such as 莊家連N拉N shows the dealer's streak itself
@@ -293,15 +364,14 @@ def shown_name(name: str, it: Interpretation) -> str:
     return name.replace(STREAK_IN_NAME, f"連{streak}拉{streak}" if streak else "")
 
 
-def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], active: list) -> list[ScoreItem]:
-    hits: list[tuple[int, PatternRule, ScoreItem]] = []
-    rules = [a for a in active if a[1].scores_flower_win] if it.form == FLOWER_WIN else active
-    for order, rule, check, params, per_unit in rules:
-        result = check(it, params)
-        if result is not None and result[0]:
-            units, why = result
-            hits.append((order, rule, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
-    # ``active`` is in preset order, which puts every excluder before what it excludes.
+def _score_one(
+    it: Interpretation, preset: Preset, options: dict[str, Any], plan: RulePlan, situational: list[RuleHit]
+) -> list[ScoreItem]:
+    hits = _hits(it, plan.flower_win_per_reading if it.form == FLOWER_WIN else plan.per_reading)
+    if situational:
+        hits.extend(situational)
+        hits.sort(key=itemgetter(0))  # back to preset order
+    # Preset order puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
     excluded: set[str] = set()
     for order, rule, item in hits:
@@ -324,9 +394,11 @@ def score(hand: Hand) -> ScoreResult:
     preset = get_preset(hand.preset)
     options = preset.resolve_options(dict(hand.options))
     best: tuple[Any, ...] | None = None
-    active = _active_rules(preset, options)
-    for it in interpretations(hand, preset, options):
-        items = _score_one(it, preset, options, active)
+    plan = _rule_plan(preset, options, tuple(sorted(options.items())))
+    readings = interpretations(hand, preset, options)
+    situational = _situational_hits(readings[0], plan)
+    for it in readings:
+        items = _score_one(it, preset, options, plan, situational)
         total = sum(i.tai for i in items)
         # Highest total; ties go to the most patterns, then a stable textual order (built only on a tie).
         key = (total, len(items), tuple(sorted((i.id, i.tai) for i in items)))

@@ -55,6 +55,9 @@ class CheckSpec:
     check: Check
     params: type[Params]
     scores_flower_win: bool  # still counts when the hand is a 八仙過海/七搶一 flower win
+    # Reads only the situation (``it.ctx``, the flowers, the melds' kinds, whether the reading is a
+    # flower win), never the tiles' decomposition: the scorer runs it once per hand, not once per reading.
+    situational: bool
 
 
 CHECKS: dict[str, Check] = {}
@@ -63,10 +66,12 @@ CHECK_SPECS: dict[str, CheckSpec] = {}
 TERMINAL_IDX = frozenset(i for i in range(27) if i % 9 in (0, 8))
 
 
-def check(pattern_id: str, params: type[Params] = NoParams, *, scores_flower_win: bool = False) -> Callable[[Check], Check]:
+def check(
+    pattern_id: str, params: type[Params] = NoParams, *, scores_flower_win: bool = False, situational: bool = False
+) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
         CHECKS[pattern_id] = func
-        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win)
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational)
         return func
 
     return register
@@ -86,7 +91,7 @@ class DealerTotalParams(Params):
     only_with_streak: bool = False
 
 
-@check("dealer_total", DealerTotalParams)
+@check("dealer_total", DealerTotalParams, situational=True)
 def dealer_total(it: Interpretation, p: DealerTotalParams) -> Hit:
     """莊家連N拉N / 臨庄: the dealer's 2N+1 as one entry."""
     if not it.ctx.dealer:
@@ -102,43 +107,43 @@ class DealerParams(Params):
     only_without_streak: bool = False
 
 
-@check("dealer", DealerParams)
+@check("dealer", DealerParams, situational=True)
 def dealer(it: Interpretation, p: DealerParams) -> Hit:
     if not it.ctx.dealer or (p.only_without_streak and it.ctx.dealer_streak):
         return None
     return 1, "the dealer wins"
 
 
-@check("dealer_streak")
+@check("dealer_streak", situational=True)
 def dealer_streak(it: Interpretation, p: NoParams) -> Hit:
     n = it.ctx.dealer_streak
     return (n, f"連{n}拉{n}: 2 per streak") if it.ctx.dealer and n else None
 
 
 # --- how the hand was won ----------------------------------------------------------------
-@check("self_draw")
+@check("self_draw", situational=True)
 def self_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on own draw") if it.ctx.self_drawn and it.form != FLOWER_WIN else None
 
 
-@check("concealed")
+@check("concealed", situational=True)
 def concealed(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no chow, pung or exposed kong") if it.hand.is_concealed and it.form != FLOWER_WIN else None
 
 
-@check("concealed_self_draw")
+@check("concealed_self_draw", situational=True)
 def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
     if it.hand.is_concealed and it.ctx.self_drawn and it.form != FLOWER_WIN:
         return 1, "concealed hand won on own draw"
     return None
 
 
-@check("declared_ready")
+@check("declared_ready", situational=True)
 def declared_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "declared ready (聽牌)") if it.ctx.declared_ready else None
 
 
-@check("robbing_kong")
+@check("robbing_kong", situational=True)
 def robbing_kong(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on a tile added to a kong") if it.ctx.robbing_kong else None
 
@@ -148,7 +153,7 @@ class KongFlowerParams(Params):
     flower_replacement: bool = True  # a flower replacement draw counts too
 
 
-@check("kong_flower", KongFlowerParams)
+@check("kong_flower", KongFlowerParams, situational=True)
 def kong_flower(it: Interpretation, p: KongFlowerParams) -> Hit:
     if not it.ctx.self_drawn:
         return None
@@ -165,7 +170,7 @@ class ConsecutiveKongsParams(Params):
     exact: bool = False  # exactly ``kongs``, not more
 
 
-@check("consecutive_kongs", ConsecutiveKongsParams)
+@check("consecutive_kongs", ConsecutiveKongsParams, situational=True)
 def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
     need = p.kongs
     n = it.ctx.consecutive_kongs
@@ -174,12 +179,12 @@ def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
     return None
 
 
-@check("last_tile_draw")
+@check("last_tile_draw", situational=True)
 def last_tile_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "self-drawn on the last tile") if it.ctx.last_tile and it.ctx.self_drawn else None
 
 
-@check("last_discard")
+@check("last_discard", situational=True)
 def last_discard(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on the last discard") if it.ctx.last_tile and not it.ctx.self_drawn else None
 
@@ -189,7 +194,7 @@ class HeavenlyWinParams(Params):
     allow_concealed_kong: bool = True
 
 
-@check("heavenly_win", HeavenlyWinParams)
+@check("heavenly_win", HeavenlyWinParams, situational=True)
 def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     if not it.ctx.heavenly:
         return None
@@ -198,17 +203,17 @@ def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     return 1, "dealer's dealt hand is complete"
 
 
-@check("earthly_win")
+@check("earthly_win", situational=True)
 def earthly_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer self-draws on the first draw") if it.ctx.earthly else None
 
 
-@check("human_win")
+@check("human_win", situational=True)
 def human_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer wins on a discard in the first go-round") if it.ctx.human else None
 
 
-@check("heavenly_ready")
+@check("heavenly_ready", situational=True)
 def heavenly_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "ready from the dealer's first discard") if it.ctx.heavenly_ready and it.ctx.dealer else None
 
@@ -218,7 +223,7 @@ class EarthlyReadyParams(Params):
     requires_concealed: bool = False
 
 
-@check("earthly_ready", EarthlyReadyParams)
+@check("earthly_ready", EarthlyReadyParams, situational=True)
 def earthly_ready(it: Interpretation, p: EarthlyReadyParams) -> Hit:
     if not it.ctx.earthly_ready or (p.requires_concealed and not it.hand.is_concealed):
         return None
@@ -231,7 +236,7 @@ class OwnDiscardsParams(Params):
     above: int = -1
 
 
-@check("own_discards", OwnDiscardsParams)
+@check("own_discards", OwnDiscardsParams, situational=True)
 def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
     n = it.ctx.own_discards
     if n is None or not (p.above < n <= p.at_most):
@@ -240,7 +245,7 @@ def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
 
 
 # --- flowers -------------------------------------------------------------------------------
-@check("seat_flower")
+@check("seat_flower", situational=True)
 def seat_flower(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN:
         return None
@@ -257,7 +262,7 @@ class AnyFlowerParams(Params):
     seat_bonus: bool = False  # hk: one more per own-seat flower
 
 
-@check("any_flower", AnyFlowerParams)
+@check("any_flower", AnyFlowerParams, situational=True)
 def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     """見花見台, or hk 花: every flower counts; hk adds one more for each own-seat flower."""
     if it.form == FLOWER_WIN or not it.hand.flowers:
@@ -269,19 +274,19 @@ def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     return units, why
 
 
-@check("flower_set")
+@check("flower_set", situational=True)
 def flower_set(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or not it.flower_sets:
         return None
     return it.flower_sets, "all four 春夏秋冬 or 梅蘭菊竹"
 
 
-@check("eight_flowers", scores_flower_win=True)
+@check("eight_flowers", scores_flower_win=True, situational=True)
 def eight_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "all eight flowers") if it.ctx.flower_win == "eight" else None
 
 
-@check("seven_rob_one", scores_flower_win=True)
+@check("seven_rob_one", scores_flower_win=True, situational=True)
 def seven_rob_one(it: Interpretation, p: NoParams) -> Hit:
     return (1, "seven flowers robbing the eighth") if it.ctx.flower_win == "seven_rob_one" else None
 
@@ -379,7 +384,7 @@ def no_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no honour tile") if not it.has_honours and it.form != FLOWER_WIN else None
 
 
-@check("no_flowers")
+@check("no_flowers", situational=True)
 def no_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no flower") if not it.hand.flowers and it.form != FLOWER_WIN else None
 
@@ -534,7 +539,7 @@ class KongsParams(Params):
     kind: Literal["kong", "concealed_kong"]
 
 
-@check("kongs", KongsParams)
+@check("kongs", KongsParams, situational=True)
 def kongs(it: Interpretation, p: KongsParams) -> Hit:
     n = sum(1 for m in it.hand.melds if m.kind == p.kind)
     return (n, f"{n} {'concealed' if p.kind == 'concealed_kong' else 'exposed'} kong(s)") if n else None
