@@ -13,6 +13,8 @@ from .decompose import (
     GROUP_ENDS,
     GROUP_STARTS,
     ORPHANS,
+    _suit_splits,
+    _suit_splits_with_pair,
     decompositions,
     group_fits,
     is_pairs_and_triplet,
@@ -21,7 +23,7 @@ from .decompose import (
     thirteen_orphans_split,
     to_counts,
 )
-from .hand import Hand, HandError
+from .hand import Hand, HandError, Meld
 from .interpret import (
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
@@ -74,21 +76,23 @@ class ScoreResult:
         return out
 
 
-def _meld_sets(hand: Hand) -> list[SetView]:
-    views = []
-    for meld in hand.melds:
-        kind = "chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong")
-        views.append(
-            SetView(
-                kind=kind,
-                index=TILE_INDEX[meld.tiles[0]],
-                melded=True,
-                is_open=meld.is_open,
-                concealed_pung=meld.kind == "concealed_kong",
-                concealed_kong=meld.kind == "concealed_kong",
-            )
-        )
-    return views
+# The set views are values over a small domain (a meld: 228 kinds; a pung in hand: a tile,
+# concealed or not), so each is built once and shared; the bounds only guard the domain.
+@lru_cache(maxsize=512)
+def _meld_set(meld: Meld) -> SetView:
+    return SetView(
+        kind="chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong"),
+        index=TILE_INDEX[meld.tiles[0]],
+        melded=True,
+        is_open=meld.is_open,
+        concealed_pung=meld.kind == "concealed_kong",
+        concealed_kong=meld.kind == "concealed_kong",
+    )
+
+
+@lru_cache(maxsize=512)
+def _concealed_pung(first: int, concealed_pung: bool) -> SetView:
+    return SetView(kind="pung", index=first, melded=False, is_open=False, concealed_pung=concealed_pung)
 
 
 def is_complete(counts: tuple[int, ...], meld_count: int, forms: tuple[str, ...]) -> bool:
@@ -110,22 +114,21 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
     held = list(base)
     for tile in melds_tiles:
         held[TILE_INDEX[tile]] += 1
-    full = frozenset(kind for kind, n in enumerate(held) if n >= 4)
+    full = frozenset(kind for kind, n in enumerate(held) if n >= 4) if max(held) >= 4 else frozenset()
     return _wait_set(base, full, meld_count, forms)
 
 
-@lru_cache(maxsize=50_000)
 def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
     waits: set[int] = set()
     if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2:
         # Each suit is checked once as it stands; a candidate tile changes only its own suit,
         # and what completes a suit is memoised on that suit's 9 counts alone.
         groups = [base_counts[a:b] for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
-        remainders = [sum(g) % 3 for g in groups]
-        fits = [group_fits(g, i == 3) for i, g in enumerate(groups)]
+        profiles = [_suit_profile(g, i == 3) for i, g in enumerate(groups)]
+        remainders = [r for r, _ in profiles]
         for g, start in enumerate(GROUP_STARTS):
             after = [(r + 1) % 3 if i == g else r for i, r in enumerate(remainders)]
-            if sorted(after) == [0, 0, 0, 2] and all(fits[i] for i in range(4) if i != g):
+            if after.count(0) == 3 and 2 in after and all(profiles[i][1] for i in range(4) if i != g):
                 waits.update(start + k for k in _suit_completers(groups[g], g == 3))
     waits -= full
     special_forms = _possible_special_forms(base_counts, meld_count, forms)
@@ -142,8 +145,18 @@ def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: in
 
 
 @lru_cache(maxsize=20_000)
+def _suit_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool]:
+    """One suit's tile count mod 3, and whether it splits into sets (plus a pair when 2 mod 3)."""
+    return sum(group) % 3, group_fits(group, honours)
+
+
+@lru_cache(maxsize=20_000)
 def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     """Positions in one suit where one more tile lets the suit split into sets (and a pair)."""
+    remainder = (sum(group) + 1) % 3
+    if remainder == 1:  # one tile more leaves one over: no suit of sets and a pair
+        return ()
+    fits = _suit_splits if remainder == 0 else _suit_splits_with_pair
     completers = []
     # Only a tile next to one held (same kind, or within 2 in a suit) can join a set or pair.
     reach = 0 if honours else 2
@@ -151,7 +164,7 @@ def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     for k in sorted(near):
         changed = list(group)
         changed[k] += 1
-        if group_fits(tuple(changed), honours):
+        if fits(tuple(changed), honours):
             completers.append(k)
     return tuple(completers)
 
@@ -181,7 +194,7 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
     all_counts = list(counts)
     for tile in meld_tiles:
         all_counts[TILE_INDEX[tile]] += 1
-    melds = _meld_sets(hand)
+    melds = [_meld_set(meld) for meld in hand.melds]
     waits = wait_set(hand.concealed, meld_tiles, len(hand.melds), preset.forms)
     opts = tuple(sorted(options.items()))
 
@@ -218,14 +231,11 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
                 continue
             seen.add(key)
             sets = [
-                SetView(
-                    kind=kind,
-                    index=first,
-                    melded=False,
-                    is_open=False,
-                    # A pung completed by another player's tile is not concealed (暗刻).
-                    concealed_pung=kind == "pung" and (i != position or ctx.self_drawn),
-                )
+                # A pung completed by another player's tile is not concealed (暗刻). Each chow is
+                # its own object: 清龍(暗) tells the completed one from its twin by identity.
+                _concealed_pung(first, i != position or ctx.self_drawn)
+                if kind == "pung"
+                else SetView(kind=kind, index=first, melded=False, is_open=False, concealed_pung=False)
                 for i, (kind, first) in enumerate(groups)
             ]
             found.append(reading(STANDARD, tuple(sets + melds), pair, position, wait_shape(group, winning)))
@@ -389,22 +399,32 @@ def _score_one(
     return items
 
 
+def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[int, list[ScoreItem], Interpretation]) -> bool:
+    """Whether a reading beats another: the highest total; ties go to the most patterns, then to
+    the patterns in a stable order, then to the decomposition's text (each built only on a tie)."""
+    (total, items, it), (best_total, best_items, best_it) = mine, theirs
+    if (total, len(items)) != (best_total, len(best_items)):
+        return (total, len(items)) > (best_total, len(best_items))
+    ranked, best_ranked = sorted((i.id, i.tai) for i in items), sorted((i.id, i.tai) for i in best_items)
+    if ranked != best_ranked:
+        return ranked > best_ranked
+    return repr(it.describe()) > repr(best_it.describe())
+
+
 def score(hand: Hand) -> ScoreResult:
     """Score ``hand`` under its preset; raises ``HandError`` when it cannot be scored."""
     preset = get_preset(hand.preset)
     options = preset.resolve_options(dict(hand.options))
-    best: tuple[Any, ...] | None = None
     plan = _rule_plan(preset, options, tuple(sorted(options.items())))
     readings = interpretations(hand, preset, options)
     situational = _situational_hits(readings[0], plan)
-    for it in readings:
-        items = _score_one(it, preset, options, plan, situational)
-        total = sum(i.tai for i in items)
-        # Highest total; ties go to the most patterns, then a stable textual order (built only on a tie).
-        key = (total, len(items), tuple(sorted((i.id, i.tai) for i in items)))
-        if best is None or key > best[0] or (key == best[0] and repr(it.describe()) > repr(best[1].describe())):
-            best = (key, it, items, total)
-    assert best is not None  # interpretations() raises rather than return nothing
-    _, it, items, total = best
+    it = readings[0]
+    items = _score_one(it, preset, options, plan, situational)
+    total = sum(i.tai for i in items)
+    for other in readings[1:]:
+        other_items = _score_one(other, preset, options, plan, situational)
+        other_total = sum(i.tai for i in other_items)
+        if _outranks((other_total, other_items, other), (total, items, it)):
+            it, items, total = other, other_items, other_total
     payments = payments_for(hand, total) if hand.settlement else None
     return ScoreResult(preset.name, preset.unit, total, tuple(items), it, payments)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typing
 from collections import Counter
+from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
@@ -126,8 +127,9 @@ def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> s
 
 def _tiles(values: list, where: str) -> tuple[str, ...]:
     """The tile codes in ``values``, or a ``HandError`` naming the first that is not one."""
-    if all(type(v) is str and v in TILE_INDEX for v in values):  # the usual case, checked in one pass
-        return tuple(values)
+    with suppress(TypeError):  # an unhashable value: the slow path names it
+        if _KNOWN[PLAYING_TILES].issuperset(values):  # the usual case, checked in one pass
+            return tuple(values)
     return tuple(_tile(v, where) for v in values)
 
 

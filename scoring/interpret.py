@@ -55,6 +55,15 @@ class fact(Generic[T]):
         return value
 
 
+HONOURS_START = 27  # counts[27:] are the honours
+# The tiles of each set, by kind and first tile index (a chow's lowest tile).
+_SET_TILES: dict[str, dict[int, tuple[str, ...]]] = {
+    "chow": {i: tuple(PLAYING_TILES[i : i + 3]) for i in range(HONOURS_START) if i % 9 <= 6},
+    "pung": {i: (tile,) * 3 for i, tile in enumerate(PLAYING_TILES)},
+    "kong": {i: (tile,) * 4 for i, tile in enumerate(PLAYING_TILES)},
+}
+
+
 @dataclass(frozen=True)
 class SetView:
     """One of the five sets: from the concealed hand or a declared meld."""
@@ -72,9 +81,7 @@ class SetView:
 
     @property
     def tiles(self) -> tuple[str, ...]:
-        if self.kind == "chow":
-            return tuple(PLAYING_TILES[self.index + k] for k in range(3))
-        return (PLAYING_TILES[self.index],) * (4 if self.kind == "kong" else 3)
+        return _SET_TILES[self.kind][self.index]
 
 
 @dataclass(frozen=True)
@@ -105,11 +112,12 @@ class Interpretation:
 
     @fact
     def has_honours(self) -> bool:
-        return any(i >= 27 for i in self.kinds_present)
+        return any(self.counts[HONOURS_START:])
 
     @fact
     def suits(self) -> frozenset[int]:
-        return frozenset(i // 9 for i in self.kinds_present if i < 27)
+        counts = self.counts
+        return frozenset(suit for suit in range(3) if any(counts[9 * suit : 9 * suit + 9]))
 
     @fact
     def pungs(self) -> tuple[SetView, ...]:
@@ -159,7 +167,7 @@ class Interpretation:
     @fact
     def all_melded(self) -> bool:
         """全求人 shape: five called melds and a single concealed tile."""
-        return self.open_melds == 5
+        return len(self.hand.melds) == 5 and self.open_melds == 5
 
     @fact
     def wait_count(self) -> int:

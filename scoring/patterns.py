@@ -81,10 +81,6 @@ def _names(indices) -> str:
     return "、".join(chinese_name(PLAYING_TILES[i]) for i in indices)
 
 
-def _standard(it: Interpretation) -> bool:
-    return it.form == STANDARD
-
-
 # --- dealer ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DealerTotalParams(Params):
@@ -424,7 +420,7 @@ def all_terminals(it: Interpretation, p: NoParams) -> Hit:
 
 @check("pair_258")
 def pair_258(it: Interpretation, p: NoParams) -> Hit:
-    if not _standard(it) or it.pair is None or it.pair >= 27 or it.pair % 9 not in (1, 4, 7):
+    if it.form != STANDARD or it.pair is None or it.pair >= 27 or it.pair % 9 not in (1, 4, 7):
         return None
     return 1, f"pair of {_names([it.pair])}"
 
@@ -437,7 +433,7 @@ class FiveGatesParams(Params):
 @check("five_gates", FiveGatesParams)
 def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
 
     def family(i: int) -> int:
@@ -477,7 +473,7 @@ class AllChowsParams(Params):
 @check("all_chows", AllChowsParams)
 def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     """平胡 family; ``params`` choose the preset's conditions."""
-    if not _standard(it) or it.chows != it.sets:
+    if it.form != STANDARD or it.chows != it.sets:
         return None
     if p.no_honours and it.has_honours:
         return None
@@ -496,7 +492,7 @@ def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
 
 @check("all_pungs")
 def all_pungs(it: Interpretation, p: NoParams) -> Hit:
-    return (1, "five pungs or kongs") if _standard(it) and len(it.pungs) == 5 else None
+    return (1, "five pungs or kongs") if it.form == STANDARD and len(it.pungs) == 5 else None
 
 
 @dataclass(frozen=True)
@@ -507,7 +503,7 @@ class ConcealedPungsParams(Params):
 @check("concealed_pungs", ConcealedPungsParams)
 def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     n = it.concealed_pungs
-    if not _standard(it) or n != p.count:
+    if it.form != STANDARD or n != p.count:
         return None
     return 1, f"{n} concealed pungs (暗刻)"
 
@@ -515,7 +511,7 @@ def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
 @check("all_concealed_pungs_no_kong")
 def all_concealed_pungs_no_kong(it: Interpretation, p: NoParams) -> Hit:
     """hk 簡簡糊: five concealed pungs and no kong anywhere."""
-    if not _standard(it) or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
+    if it.form != STANDARD or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
         return None
     return 1, "five concealed pungs, no kong"
 
@@ -527,7 +523,7 @@ class AllMeldedParams(Params):
 
 @check("all_melded", AllMeldedParams)
 def all_melded(it: Interpretation, p: AllMeldedParams) -> Hit:
-    if not _standard(it) or not it.all_melded:
+    if it.form != STANDARD or not it.all_melded:
         return None
     if it.ctx.self_drawn != p.self_drawn:
         return None
@@ -559,7 +555,7 @@ class WaitParams(Params):
 @check("wait", WaitParams)
 def wait(it: Interpretation, p: WaitParams) -> Hit:
     """邊張/崁張/獨聽/獨獨/假獨: the wait shape in ``shapes`` with |W| = 1 (or ``multi``)."""
-    if not _standard(it) or it.wait not in p.shapes:
+    if it.form != STANDARD or it.wait not in p.shapes:
         return None
     lone = it.wait_count == 1
     if p.multi:
@@ -573,7 +569,7 @@ def wait(it: Interpretation, p: WaitParams) -> Hit:
 
 @check("shanpon")
 def shanpon(it: Interpretation, p: NoParams) -> Hit:
-    return (1, "won on one of two pairs (對碰)") if _standard(it) and it.wait == SHANPON else None
+    return (1, "won on one of two pairs (對碰)") if it.form == STANDARD and it.wait == SHANPON else None
 
 
 # --- hk sequences ----------------------------------------------------------------------------
@@ -592,7 +588,7 @@ class IdenticalChowsParams(Params):
 @check("identical_chows", IdenticalChowsParams)
 def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
     counts = _chow_counts(it)
     triple = sum(1 for n in counts.values() if n >= 3)
@@ -614,13 +610,13 @@ def _same_number_groups(it: Interpretation) -> list[int]:
 
 @check("sisters")
 def sisters(it: Interpretation, p: NoParams) -> Hit:
-    n = sum(1 for k in _same_number_groups(it) if k == 2) if _standard(it) else 0
+    n = sum(1 for k in _same_number_groups(it) if k == 2) if it.form == STANDARD else 0
     return (n, "same sets in two suits") if n else None
 
 
 @check("three_suit_sets")
 def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
-    n = sum(1 for k in _same_number_groups(it) if k == 3) if _standard(it) else 0
+    n = sum(1 for k in _same_number_groups(it) if k == 3) if it.form == STANDARD else 0
     return (n, "same sets in all three suits") if n else None
 
 
@@ -637,7 +633,7 @@ class DragonParams(Params):
 
 @check("dragon", DragonParams)
 def dragon(it: Interpretation, p: DragonParams) -> Hit:
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
     found = it.dragon_chows
     if not found or found[0] != p.kind:
@@ -658,7 +654,7 @@ class FourInHandParams(Params):
 @check("four_in_hand", FourInHandParams)
 def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     """四歸一 family: all four copies among concealed tiles and the winning tile, not a kong."""
-    if not _standard(it):
+    if it.form != STANDARD or 4 not in it.counts:  # what is in hand is never more than the whole hand
         return None
     fours = [i for i, n in enumerate(it.unmelded_counts) if n == 4]
     two_as_pair = [i for i in fours if i == it.pair]
@@ -680,7 +676,7 @@ class OldYoungParams(Params):
 
 @check("old_young", OldYoungParams)
 def old_young(it: Interpretation, p: OldYoungParams) -> Hit:
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
     found = it.old_young_suits
     variant = p.variant
