@@ -10,7 +10,6 @@ from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
 from .decompose import (
-    GROUP_ENDS,
     GROUP_STARTS,
     ORPHANS,
     _suit_splits,
@@ -114,8 +113,12 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
     held = list(base)
     for tile in melds_tiles:
         held[TILE_INDEX[tile]] += 1
-    full = frozenset(kind for kind, n in enumerate(held) if n >= 4) if max(held) >= 4 else frozenset()
-    return _wait_set(base, full, meld_count, forms)
+    return _wait_set(base, _full_kinds(held), meld_count, forms)
+
+
+def _full_kinds(held: list[int]) -> frozenset[int]:
+    """The kinds held four times: no fifth tile can complete the hand."""
+    return frozenset(kind for kind, n in enumerate(held) if n >= 4) if max(held) >= 4 else frozenset()
 
 
 def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
@@ -123,13 +126,21 @@ def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: in
     if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2:
         # Each suit is checked once as it stands; a candidate tile changes only its own suit,
         # and what completes a suit is memoised on that suit's 9 counts alone.
-        groups = [base_counts[a:b] for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
+        groups = (base_counts[0:9], base_counts[9:18], base_counts[18:27], base_counts[27:34])
         profiles = [_suit_profile(g, i == 3) for i, g in enumerate(groups)]
         remainders = [r for r, _ in profiles]
-        for g, start in enumerate(GROUP_STARTS):
-            after = [(r + 1) % 3 if i == g else r for i, r in enumerate(remainders)]
-            if after.count(0) == 3 and 2 in after and all(profiles[i][1] for i in range(4) if i != g):
-                waits.update(start + k for k in _suit_completers(groups[g], g == 3))
+        misfits = [g for g, (_, fits) in enumerate(profiles) if not fits]
+        # The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3):
+        # it goes to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two.
+        if remainders.count(1) == 1 and remainders.count(0) == 3:
+            targets = [remainders.index(1)]
+        elif remainders.count(2) == 2 and remainders.count(0) == 2:
+            targets = [g for g in range(4) if remainders[g] == 2]
+        else:
+            targets = []
+        for g in targets:
+            if not misfits or misfits == [g]:  # every other suit must split as it stands
+                waits.update(GROUP_STARTS[g] + k for k in _suit_completers(groups[g], g == 3))
     waits -= full
     special_forms = _possible_special_forms(base_counts, meld_count, forms)
     if special_forms:
@@ -186,20 +197,24 @@ def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple
 
 def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list[Interpretation]:
     """Every reading of the hand: decomposition × group completed by the winning tile."""
-    full = list(to_counts(hand.concealed))
+    base = to_counts(hand.concealed)
     winning = TILE_INDEX[hand.winning_tile]
+    full = list(base)
     full[winning] += 1
     counts = tuple(full)
-    meld_tiles = [t for m in hand.melds for t in m.tiles]
-    all_counts = list(counts)
-    for tile in meld_tiles:
-        all_counts[TILE_INDEX[tile]] += 1
+    all_counts = full  # and the melds' tiles, below
+    held = list(base)
+    for meld in hand.melds:
+        for tile in meld.tiles:
+            held[TILE_INDEX[tile]] += 1
+            all_counts[TILE_INDEX[tile]] += 1
+    every_tile = tuple(all_counts)
     melds = [_meld_set(meld) for meld in hand.melds]
-    waits = wait_set(hand.concealed, meld_tiles, len(hand.melds), preset.forms)
+    waits = _wait_set(base, _full_kinds(held), len(hand.melds), preset.forms)
     opts = tuple(sorted(options.items()))
 
     def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
-        return Interpretation(hand, form, sets, pair, group, wait, waits, tuple(all_counts), opts)
+        return Interpretation(hand, form, sets, pair, group, wait, waits, every_tile, opts)
 
     ctx = hand.context
     if ctx.flower_win:
@@ -307,14 +322,16 @@ RuleHit = tuple[int, PatternRule, ScoreItem]  # (order in the preset, rule, what
 class RulePlan:
     """The rules one (preset, options) switches on, split by what they read.
 
-    Situational rules read only the situation, so they run once per hand (and are memoised
-    across hands); the others run on each reading. Each list is in preset order.
+    Situational rules read only the situation, so they run once per hand; the others run on
+    each reading, only those that can score on its form. Each list is in preset order.
     """
 
     situational: tuple[ActiveRule, ...]
-    per_reading: tuple[ActiveRule, ...]
     flower_win_situational: tuple[ActiveRule, ...]  # the ones a 八仙過海/七搶一 win still scores
-    flower_win_per_reading: tuple[ActiveRule, ...]
+    per_reading: dict[str, tuple[ActiveRule, ...]]  # by the reading's form
+
+
+READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED, FLOWER_WIN)
 
 
 ACTIVE_CACHE_SIZE = 256
@@ -337,12 +354,17 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
         if per_unit:
             active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
     situational = tuple(a for a in active if CHECK_SPECS[a[1].check].situational)
-    per_reading = tuple(a for a in active if not CHECK_SPECS[a[1].check].situational)
+    per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
+
+    def on_form(form: str) -> tuple[ActiveRule, ...]:
+        forms_of = [(a, CHECK_SPECS[a[1].check].forms) for a in per_reading]
+        kept = [a for a, forms in forms_of if not forms or form in forms]
+        return tuple(a for a in kept if a[1].scores_flower_win) if form == FLOWER_WIN else tuple(kept)
+
     plan = RulePlan(
         situational,
-        per_reading,
         tuple(a for a in situational if a[1].scores_flower_win),
-        tuple(a for a in per_reading if a[1].scores_flower_win),
+        {form: on_form(form) for form in READING_FORMS},
     )
     _ACTIVE_CACHE.put(key, (preset, plan))
     return plan
@@ -377,7 +399,7 @@ def shown_name(name: str, it: Interpretation) -> str:
 def _score_one(
     it: Interpretation, preset: Preset, options: dict[str, Any], plan: RulePlan, situational: list[RuleHit]
 ) -> list[ScoreItem]:
-    hits = _hits(it, plan.flower_win_per_reading if it.form == FLOWER_WIN else plan.per_reading)
+    hits = _hits(it, plan.per_reading[it.form])
     if situational:
         hits.extend(situational)
         hits.sort(key=itemgetter(0))  # back to preset order

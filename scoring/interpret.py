@@ -174,6 +174,25 @@ class Interpretation:
         return len(self.waits)
 
     @fact
+    def chow_counts(self) -> dict[int, int]:
+        """How many chows start at each tile index (一般高 and its kin)."""
+        counts: dict[int, int] = {}
+        for s in self.chows:
+            counts[s.index] = counts.get(s.index, 0) + 1
+        return counts
+
+    @fact
+    def same_number_suits(self) -> list[int]:
+        """For each (kind, number) among the suited sets, how many suits carry it (姊妹, 三相逢)."""
+        seen: dict[tuple[str, int], set[int]] = {}
+        for s in self.sets:
+            if s.index >= HONOURS_START:
+                continue
+            key = ("chow" if s.kind == "chow" else "pung", s.index % 9)
+            seen.setdefault(key, set()).add(s.index // 9)
+        return [len(suits) for suits in seen.values()]
+
+    @fact
     def chow_starts(self) -> dict[int, SetView]:
         return {s.index: s for s in self.chows}
 

@@ -58,6 +58,9 @@ class CheckSpec:
     # Reads only the situation (``it.ctx``, the flowers, the melds' kinds, whether the reading is a
     # flower win), never the tiles' decomposition: the scorer runs it once per hand, not once per reading.
     situational: bool
+    # The forms of reading on which it can score at all (it returns None on the others, so the
+    # scorer need not call it there); empty for every form.
+    forms: tuple[str, ...]
 
 
 CHECKS: dict[str, Check] = {}
@@ -67,11 +70,16 @@ TERMINAL_IDX = frozenset(i for i in range(27) if i % 9 in (0, 8))
 
 
 def check(
-    pattern_id: str, params: type[Params] = NoParams, *, scores_flower_win: bool = False, situational: bool = False
+    pattern_id: str,
+    params: type[Params] = NoParams,
+    *,
+    scores_flower_win: bool = False,
+    situational: bool = False,
+    forms: tuple[str, ...] = (),
 ) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
         CHECKS[pattern_id] = func
-        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational)
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms)
         return func
 
     return register
@@ -418,7 +426,7 @@ def all_terminals(it: Interpretation, p: NoParams) -> Hit:
     return (1, "only 1s and 9s") if it.kinds_present and it.kinds_present <= TERMINAL_IDX else None
 
 
-@check("pair_258")
+@check("pair_258", forms=(STANDARD,))
 def pair_258(it: Interpretation, p: NoParams) -> Hit:
     if it.form != STANDARD or it.pair is None or it.pair >= 27 or it.pair % 9 not in (1, 4, 7):
         return None
@@ -430,7 +438,7 @@ class FiveGatesParams(Params):
     pair_allowed: bool  # 小五門齊: one family only as the pair
 
 
-@check("five_gates", FiveGatesParams)
+@check("five_gates", FiveGatesParams, forms=(STANDARD,))
 def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
     if it.form != STANDARD:
@@ -470,7 +478,7 @@ class AllChowsParams(Params):
         )
 
 
-@check("all_chows", AllChowsParams)
+@check("all_chows", AllChowsParams, forms=(STANDARD,))
 def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     """平胡 family; ``params`` choose the preset's conditions."""
     if it.form != STANDARD or it.chows != it.sets:
@@ -490,7 +498,7 @@ def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     return 1, "five chows" + ("" if not p.two_sided else ", two-sided wait")
 
 
-@check("all_pungs")
+@check("all_pungs", forms=(STANDARD,))
 def all_pungs(it: Interpretation, p: NoParams) -> Hit:
     return (1, "five pungs or kongs") if it.form == STANDARD and len(it.pungs) == 5 else None
 
@@ -500,7 +508,7 @@ class ConcealedPungsParams(Params):
     count: int
 
 
-@check("concealed_pungs", ConcealedPungsParams)
+@check("concealed_pungs", ConcealedPungsParams, forms=(STANDARD,))
 def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     n = it.concealed_pungs
     if it.form != STANDARD or n != p.count:
@@ -508,7 +516,7 @@ def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     return 1, f"{n} concealed pungs (暗刻)"
 
 
-@check("all_concealed_pungs_no_kong")
+@check("all_concealed_pungs_no_kong", forms=(STANDARD,))
 def all_concealed_pungs_no_kong(it: Interpretation, p: NoParams) -> Hit:
     """hk 簡簡糊: five concealed pungs and no kong anywhere."""
     if it.form != STANDARD or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
@@ -521,7 +529,7 @@ class AllMeldedParams(Params):
     self_drawn: bool = False
 
 
-@check("all_melded", AllMeldedParams)
+@check("all_melded", AllMeldedParams, forms=(STANDARD,))
 def all_melded(it: Interpretation, p: AllMeldedParams) -> Hit:
     if it.form != STANDARD or not it.all_melded:
         return None
@@ -552,7 +560,7 @@ class WaitParams(Params):
         return (self.any_count_option,) if self.any_count_option else ()
 
 
-@check("wait", WaitParams)
+@check("wait", WaitParams, forms=(STANDARD,))
 def wait(it: Interpretation, p: WaitParams) -> Hit:
     """邊張/崁張/獨聽/獨獨/假獨: the wait shape in ``shapes`` with |W| = 1 (or ``multi``)."""
     if it.form != STANDARD or it.wait not in p.shapes:
@@ -567,17 +575,12 @@ def wait(it: Interpretation, p: WaitParams) -> Hit:
     return 1, f"{names.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
 
 
-@check("shanpon")
+@check("shanpon", forms=(STANDARD,))
 def shanpon(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on one of two pairs (對碰)") if it.form == STANDARD and it.wait == SHANPON else None
 
 
 # --- hk sequences ----------------------------------------------------------------------------
-def _chow_counts(it: Interpretation) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for s in it.chows:
-        counts[s.index] = counts.get(s.index, 0) + 1
-    return counts
 
 
 @dataclass(frozen=True)
@@ -585,38 +588,27 @@ class IdenticalChowsParams(Params):
     level: Literal["single", "double", "triple"]
 
 
-@check("identical_chows", IdenticalChowsParams)
+@check("identical_chows", IdenticalChowsParams, forms=(STANDARD,))
 def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
     if it.form != STANDARD:
         return None
-    counts = _chow_counts(it)
+    counts = it.chow_counts
     triple = sum(1 for n in counts.values() if n >= 3)
     pairs = sum(1 for n in counts.values() if n == 2) + sum(1 for n in counts.values() if n >= 4)
     level = {"triple": triple >= 1, "double": pairs >= 2, "single": pairs == 1 and not triple}
     return (1, "identical chows in one suit") if level[p.level] else None
 
 
-def _same_number_groups(it: Interpretation) -> list[int]:
-    """For each (kind, number), how many suits carry it — for 姊妹 and 三相逄."""
-    seen: dict[tuple[str, int], set[int]] = {}
-    for s in it.sets:
-        if s.index >= 27:
-            continue
-        key = ("chow" if s.kind == "chow" else "pung", s.index % 9)
-        seen.setdefault(key, set()).add(s.index // 9)
-    return [len(suits) for suits in seen.values()]
-
-
-@check("sisters")
+@check("sisters", forms=(STANDARD,))
 def sisters(it: Interpretation, p: NoParams) -> Hit:
-    n = sum(1 for k in _same_number_groups(it) if k == 2) if it.form == STANDARD else 0
+    n = sum(1 for k in it.same_number_suits if k == 2) if it.form == STANDARD else 0
     return (n, "same sets in two suits") if n else None
 
 
-@check("three_suit_sets")
+@check("three_suit_sets", forms=(STANDARD,))
 def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
-    n = sum(1 for k in _same_number_groups(it) if k == 3) if it.form == STANDARD else 0
+    n = sum(1 for k in it.same_number_suits if k == 3) if it.form == STANDARD else 0
     return (n, "same sets in all three suits") if n else None
 
 
@@ -631,7 +623,7 @@ class DragonParams(Params):
     hidden: bool
 
 
-@check("dragon", DragonParams)
+@check("dragon", DragonParams, forms=(STANDARD,))
 def dragon(it: Interpretation, p: DragonParams) -> Hit:
     if it.form != STANDARD:
         return None
@@ -651,7 +643,7 @@ class FourInHandParams(Params):
     variant: Literal["single", "double", "pair"]
 
 
-@check("four_in_hand", FourInHandParams)
+@check("four_in_hand", FourInHandParams, forms=(STANDARD,))
 def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     """四歸一 family: all four copies among concealed tiles and the winning tile, not a kong."""
     if it.form != STANDARD or 4 not in it.counts:  # what is in hand is never more than the whole hand
@@ -674,7 +666,7 @@ class OldYoungParams(Params):
     variant: Literal["plain", "double", "honour_pair", "terminal_pair"]
 
 
-@check("old_young", OldYoungParams)
+@check("old_young", OldYoungParams, forms=(STANDARD,))
 def old_young(it: Interpretation, p: OldYoungParams) -> Hit:
     if it.form != STANDARD:
         return None
@@ -699,7 +691,7 @@ class PairsAndTripletParams(Params):
     variant: Literal["plain", "eight_pairs_wait", "one_four", "two_fours"] = "plain"
 
 
-@check("pairs_and_triplet", PairsAndTripletParams)
+@check("pairs_and_triplet", PairsAndTripletParams, forms=(PAIRS_AND_TRIPLET,))
 def pairs_and_triplet(it: Interpretation, p: PairsAndTripletParams) -> Hit:
     if it.form != PAIRS_AND_TRIPLET:
         return None
@@ -724,7 +716,7 @@ class ThirteenOrphansParams(Params):
     terminal_pung: bool  # the extra set is a 么九 pung
 
 
-@check("thirteen_orphans", ThirteenOrphansParams)
+@check("thirteen_orphans", ThirteenOrphansParams, forms=(THIRTEEN_ORPHANS,))
 def thirteen_orphans(it: Interpretation, p: ThirteenOrphansParams) -> Hit:
     if it.form != THIRTEEN_ORPHANS:
         return None
@@ -735,6 +727,6 @@ def thirteen_orphans(it: Interpretation, p: ThirteenOrphansParams) -> Hit:
     return 1, "thirteen orphans plus a set" + (" that is a 么九 pung" if terminal_pung else "")
 
 
-@check("sixteen_unrelated")
+@check("sixteen_unrelated", forms=(SIXTEEN_UNRELATED,))
 def sixteen_unrelated(it: Interpretation, p: NoParams) -> Hit:
     return (1, "sixteen unrelated kinds and a pair") if it.form == SIXTEEN_UNRELATED else None
