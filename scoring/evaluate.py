@@ -328,7 +328,9 @@ class RulePlan:
 
     situational: tuple[ActiveRule, ...]
     flower_win_situational: tuple[ActiveRule, ...]  # the ones a 八仙過海/七搶一 win still scores
-    per_reading: dict[str, tuple[ActiveRule, ...]]  # by the reading's form
+    # By the reading's form: (fact the rules need, or "", those rules). Their hits are put back
+    # in preset order afterwards.
+    per_reading: dict[str, tuple[tuple[str, tuple[ActiveRule, ...]], ...]]
 
 
 READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED, FLOWER_WIN)
@@ -356,10 +358,15 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
     situational = tuple(a for a in active if CHECK_SPECS[a[1].check].situational)
     per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
 
-    def on_form(form: str) -> tuple[ActiveRule, ...]:
+    def on_form(form: str) -> tuple[tuple[str, tuple[ActiveRule, ...]], ...]:
         forms_of = [(a, CHECK_SPECS[a[1].check].forms) for a in per_reading]
         kept = [a for a, forms in forms_of if not forms or form in forms]
-        return tuple(a for a in kept if a[1].scores_flower_win) if form == FLOWER_WIN else tuple(kept)
+        if form == FLOWER_WIN:
+            kept = [a for a in kept if a[1].scores_flower_win]
+        by_need: dict[str, list[ActiveRule]] = {}
+        for a in kept:
+            by_need.setdefault(CHECK_SPECS[a[1].check].needs, []).append(a)
+        return tuple((need, tuple(rules)) for need, rules in by_need.items())
 
     plan = RulePlan(
         situational,
@@ -372,17 +379,17 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
 
 def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
     """What the situational rules give this hand: the same for every reading of it."""
-    return _hits(it, plan.flower_win_situational if it.form == FLOWER_WIN else plan.situational)
+    hits: list[RuleHit] = []
+    _add_hits(it, plan.flower_win_situational if it.form == FLOWER_WIN else plan.situational, hits)
+    return hits
 
 
-def _hits(it: Interpretation, rules: tuple[ActiveRule, ...]) -> list[RuleHit]:
-    hits = []
+def _add_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
     for order, rule, check, params, per_unit in rules:
         result = check(it, params)
         if result is not None and result[0]:
             units, why = result
             hits.append((order, rule, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
-    return hits
 
 
 STREAK_IN_NAME = "連N拉N"  # a preset name such as 莊家連N拉N shows the dealer's streak itself
@@ -399,10 +406,11 @@ def shown_name(name: str, it: Interpretation) -> str:
 def _score_one(
     it: Interpretation, preset: Preset, options: dict[str, Any], plan: RulePlan, situational: list[RuleHit]
 ) -> list[ScoreItem]:
-    hits = _hits(it, plan.per_reading[it.form])
-    if situational:
-        hits.extend(situational)
-        hits.sort(key=itemgetter(0))  # back to preset order
+    hits = list(situational)
+    for need, rules in plan.per_reading[it.form]:
+        if not need or getattr(it, need):
+            _add_hits(it, rules, hits)
+    hits.sort(key=itemgetter(0))  # back to preset order
     # Preset order puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
     excluded: set[str] = set()

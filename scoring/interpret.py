@@ -77,7 +77,7 @@ class SetView:
 
     @property
     def is_pung(self) -> bool:
-        return self.kind in ("pung", "kong")
+        return self.kind != "chow"  # pung or kong
 
     @property
     def tiles(self) -> tuple[str, ...]:
@@ -121,7 +121,7 @@ class Interpretation:
 
     @fact
     def pungs(self) -> tuple[SetView, ...]:
-        return tuple(s for s in self.sets if s.is_pung)
+        return tuple(s for s in self.sets if s.kind != "chow")
 
     @fact
     def chows(self) -> tuple[SetView, ...]:
@@ -133,7 +133,7 @@ class Interpretation:
         return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
 
     def pung_of(self, index: int) -> bool:
-        return any(s.is_pung and s.index == index for s in self.sets)
+        return any(s.index == index and s.kind != "chow" for s in self.sets)
 
     @fact
     def dragon_pungs(self) -> int:
@@ -180,6 +180,28 @@ class Interpretation:
         for s in self.chows:
             counts[s.index] = counts.get(s.index, 0) + 1
         return counts
+
+    @fact
+    def repeated_chows(self) -> bool:
+        """Some chow appears twice or more (一般高 and its kin need one)."""
+        return any(n >= 2 for n in self.chow_counts.values())
+
+    @fact
+    def honour_pungs(self) -> bool:
+        """Some pung or kong is of winds or dragons (every honour-pung pattern needs one)."""
+        return any(s.index >= HONOURS_START for s in self.pungs)
+
+    @fact
+    def shared_numbers(self) -> bool:
+        """Some suited set appears in two suits or more (姊妹, 三相逢)."""
+        return any(n >= 2 for n in self.same_number_suits)
+
+    @fact
+    def fours_in_hand(self) -> list[int]:
+        """Kinds held four times among the concealed sets and the pair (四歸一), never a kong."""
+        if 4 not in self.counts:  # what is in hand is never more than the whole hand
+            return []
+        return [i for i, n in enumerate(self.unmelded_counts) if n == 4]
 
     @fact
     def same_number_suits(self) -> list[int]:

@@ -25,6 +25,7 @@ from .interpret import (
     WIND_IDX,
     Interpretation,
     SetView,
+    fact,
 )
 from .tiles import PLAYING_TILES, chinese_name
 
@@ -61,6 +62,9 @@ class CheckSpec:
     # The forms of reading on which it can score at all (it returns None on the others, so the
     # scorer need not call it there); empty for every form.
     forms: tuple[str, ...]
+    # A fact of the reading without which it never scores (several checks share one, so the scorer
+    # reads it once and skips them all); empty when there is none.
+    needs: str
 
 
 CHECKS: dict[str, Check] = {}
@@ -76,10 +80,13 @@ def check(
     scores_flower_win: bool = False,
     situational: bool = False,
     forms: tuple[str, ...] = (),
+    needs: str = "",
 ) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
+        if needs and not isinstance(getattr(Interpretation, needs, None), fact):
+            raise TypeError(f"check {pattern_id!r} needs {needs!r}, which is not a fact of a reading")
         CHECKS[pattern_id] = func
-        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms)
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms, needs)
         return func
 
     return register
@@ -296,29 +303,29 @@ def seven_rob_one(it: Interpretation, p: NoParams) -> Hit:
 
 
 # --- honour sets -------------------------------------------------------------------------------
-@check("dragon_pung")
+@check("dragon_pung", needs="honour_pungs")
 def dragon_pung(it: Interpretation, p: NoParams) -> Hit:
     found = [s.index for s in it.pungs if s.index in DRAGON_IDX]
     return (len(found), f"pung of {_names(found)}") if found else None
 
 
-@check("round_wind_pung")
+@check("round_wind_pung", needs="honour_pungs")
 def round_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     return (1, f"pung of the round wind {_names([it.round_wind_index])}") if it.pung_of(it.round_wind_index) else None
 
 
-@check("seat_wind_pung")
+@check("seat_wind_pung", needs="honour_pungs")
 def seat_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     return (1, f"pung of the seat wind {_names([it.seat_wind_index])}") if it.pung_of(it.seat_wind_index) else None
 
 
-@check("any_wind_pung")
+@check("any_wind_pung", needs="honour_pungs")
 def any_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     found = [s.index for s in it.pungs if s.index in WIND_IDX]
     return (len(found), f"pung of {_names(found)}") if found else None
 
 
-@check("honour_pung_bonus")
+@check("honour_pung_bonus", needs="honour_pungs")
 def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     """hk 字: 1 per honour pung, +1 dragon, +1 round wind, +1 seat wind; family sets excluded."""
     winds_used = (it.wind_pungs == 2 and it.pair in WIND_IDX) or it.wind_pungs >= 3
@@ -335,34 +342,34 @@ def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     return (units, "honour pungs: " + ", ".join(parts)) if units else None
 
 
-@check("small_dragons")
+@check("small_dragons", needs="honour_pungs")
 def small_dragons(it: Interpretation, p: NoParams) -> Hit:
     if it.dragon_pungs == 2 and it.pair in DRAGON_IDX:
         return 1, "two dragon pungs and a dragon pair"
     return None
 
 
-@check("big_dragons")
+@check("big_dragons", needs="honour_pungs")
 def big_dragons(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of 中、發、白") if it.dragon_pungs == 3 else None
 
 
-@check("small_three_winds")
+@check("small_three_winds", needs="honour_pungs")
 def small_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "two wind pungs and a wind pair") if it.wind_pungs == 2 and it.pair in WIND_IDX else None
 
 
-@check("big_three_winds")
+@check("big_three_winds", needs="honour_pungs")
 def big_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs") if it.wind_pungs == 3 else None
 
 
-@check("small_winds")
+@check("small_winds", needs="honour_pungs")
 def small_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs and a wind pair") if it.wind_pungs == 3 and it.pair in WIND_IDX else None
 
 
-@check("big_winds")
+@check("big_winds", needs="honour_pungs")
 def big_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of all four winds") if it.wind_pungs == 4 else None
 
@@ -438,7 +445,7 @@ class FiveGatesParams(Params):
     pair_allowed: bool  # 小五門齊: one family only as the pair
 
 
-@check("five_gates", FiveGatesParams, forms=(STANDARD,))
+@check("five_gates", FiveGatesParams, forms=(STANDARD,), needs="has_honours")
 def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
     if it.form != STANDARD:
@@ -529,7 +536,7 @@ class AllMeldedParams(Params):
     self_drawn: bool = False
 
 
-@check("all_melded", AllMeldedParams, forms=(STANDARD,))
+@check("all_melded", AllMeldedParams, forms=(STANDARD,), needs="all_melded")
 def all_melded(it: Interpretation, p: AllMeldedParams) -> Hit:
     if it.form != STANDARD or not it.all_melded:
         return None
@@ -588,7 +595,7 @@ class IdenticalChowsParams(Params):
     level: Literal["single", "double", "triple"]
 
 
-@check("identical_chows", IdenticalChowsParams, forms=(STANDARD,))
+@check("identical_chows", IdenticalChowsParams, forms=(STANDARD,), needs="repeated_chows")
 def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
     if it.form != STANDARD:
@@ -600,13 +607,13 @@ def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     return (1, "identical chows in one suit") if level[p.level] else None
 
 
-@check("sisters", forms=(STANDARD,))
+@check("sisters", forms=(STANDARD,), needs="shared_numbers")
 def sisters(it: Interpretation, p: NoParams) -> Hit:
     n = sum(1 for k in it.same_number_suits if k == 2) if it.form == STANDARD else 0
     return (n, "same sets in two suits") if n else None
 
 
-@check("three_suit_sets", forms=(STANDARD,))
+@check("three_suit_sets", forms=(STANDARD,), needs="shared_numbers")
 def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
     n = sum(1 for k in it.same_number_suits if k == 3) if it.form == STANDARD else 0
     return (n, "same sets in all three suits") if n else None
@@ -623,7 +630,7 @@ class DragonParams(Params):
     hidden: bool
 
 
-@check("dragon", DragonParams, forms=(STANDARD,))
+@check("dragon", DragonParams, forms=(STANDARD,), needs="dragon_chows")
 def dragon(it: Interpretation, p: DragonParams) -> Hit:
     if it.form != STANDARD:
         return None
@@ -643,12 +650,12 @@ class FourInHandParams(Params):
     variant: Literal["single", "double", "pair"]
 
 
-@check("four_in_hand", FourInHandParams, forms=(STANDARD,))
+@check("four_in_hand", FourInHandParams, forms=(STANDARD,), needs="fours_in_hand")
 def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     """四歸一 family: all four copies among concealed tiles and the winning tile, not a kong."""
-    if it.form != STANDARD or 4 not in it.counts:  # what is in hand is never more than the whole hand
+    if it.form != STANDARD:
         return None
-    fours = [i for i, n in enumerate(it.unmelded_counts) if n == 4]
+    fours = it.fours_in_hand
     two_as_pair = [i for i in fours if i == it.pair]
     variant = p.variant
     if variant == "pair" and two_as_pair:
@@ -666,7 +673,7 @@ class OldYoungParams(Params):
     variant: Literal["plain", "double", "honour_pair", "terminal_pair"]
 
 
-@check("old_young", OldYoungParams, forms=(STANDARD,))
+@check("old_young", OldYoungParams, forms=(STANDARD,), needs="old_young_suits")
 def old_young(it: Interpretation, p: OldYoungParams) -> Hit:
     if it.form != STANDARD:
         return None
