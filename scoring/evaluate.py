@@ -75,7 +75,7 @@ class ScoreResult:
         return out
 
 
-# The set views are values over a small domain (a meld: 228 kinds; a pung in hand: a tile,
+# The set views are values over a small domain (a meld: 228 kinds; a set in hand: a kind, a tile,
 # concealed or not), so each is built once and shared; the bounds only guard the domain.
 @lru_cache(maxsize=512)
 def _meld_set(meld: Meld) -> SetView:
@@ -90,8 +90,8 @@ def _meld_set(meld: Meld) -> SetView:
 
 
 @lru_cache(maxsize=512)
-def _concealed_pung(first: int, concealed_pung: bool) -> SetView:
-    return SetView(kind="pung", index=first, melded=False, is_open=False, concealed_pung=concealed_pung)
+def _concealed_set(kind: str, first: int, concealed_pung: bool) -> SetView:
+    return SetView(kind=kind, index=first, melded=False, is_open=False, concealed_pung=concealed_pung)
 
 
 def is_complete(counts: tuple[int, ...], meld_count: int, forms: tuple[str, ...]) -> bool:
@@ -246,11 +246,8 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
                 continue
             seen.add(key)
             sets = [
-                # A pung completed by another player's tile is not concealed (暗刻). Each chow is
-                # its own object: 清龍(暗) tells the completed one from its twin by identity.
-                _concealed_pung(first, i != position or ctx.self_drawn)
-                if kind == "pung"
-                else SetView(kind=kind, index=first, melded=False, is_open=False, concealed_pung=False)
+                # A pung completed by another player's tile is not concealed (暗刻).
+                _concealed_set(kind, first, kind == "pung" and (i != position or ctx.self_drawn))
                 for i, (kind, first) in enumerate(groups)
             ]
             found.append(reading(STANDARD, tuple(sets + melds), pair, position, wait_shape(group, winning)))
@@ -315,7 +312,8 @@ class BoundedMemo(Generic[K, V]):
 
 # (order in the preset, rule, check, params, 台 per unit) for one rule the options switch on.
 ActiveRule = tuple[int, PatternRule, Check, Params, int]
-RuleHit = tuple[int, PatternRule, ScoreItem]  # (order in the preset, rule, what it scored)
+RuleHit = tuple[int, PatternRule, ScoreItem]
+RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (order in the preset, rule, what it scored)
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: a memo key that stands for its rules
@@ -326,14 +324,21 @@ class RulePlan:
     each reading, only those that can score on its form. Each list is in preset order.
     """
 
-    situational: tuple[ActiveRule, ...]
-    flower_win_situational: tuple[ActiveRule, ...]  # the ones a 八仙過海/七搶一 win still scores
-    # By the reading's form: (fact the rules need, or "", those rules). Their hits are put back
+    # Each list of rules comes as (fact the rules need, or "", those rules); hits are put back
     # in preset order afterwards.
-    per_reading: dict[str, tuple[tuple[str, tuple[ActiveRule, ...]], ...]]
+    situational: RuleBuckets
+    flower_win_situational: RuleBuckets  # the ones a 八仙過海/七搶一 win still scores
+    per_reading: dict[str, RuleBuckets]  # by the reading's form
 
 
 READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED, FLOWER_WIN)
+
+
+def _by_need(rules: list[ActiveRule]) -> RuleBuckets:
+    by_need: dict[str, list[ActiveRule]] = {}
+    for rule in rules:
+        by_need.setdefault(CHECK_SPECS[rule[1].check].needs, []).append(rule)
+    return tuple((need, tuple(bucket)) for need, bucket in by_need.items())
 
 
 ACTIVE_CACHE_SIZE = 256
@@ -355,22 +360,16 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
             active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
-    situational = tuple(a for a in active if CHECK_SPECS[a[1].check].situational)
+    situational = [a for a in active if CHECK_SPECS[a[1].check].situational]
     per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
 
-    def on_form(form: str) -> tuple[tuple[str, tuple[ActiveRule, ...]], ...]:
-        forms_of = [(a, CHECK_SPECS[a[1].check].forms) for a in per_reading]
-        kept = [a for a, forms in forms_of if not forms or form in forms]
-        if form == FLOWER_WIN:
-            kept = [a for a in kept if a[1].scores_flower_win]
-        by_need: dict[str, list[ActiveRule]] = {}
-        for a in kept:
-            by_need.setdefault(CHECK_SPECS[a[1].check].needs, []).append(a)
-        return tuple((need, tuple(rules)) for need, rules in by_need.items())
+    def on_form(form: str) -> RuleBuckets:
+        kept = [a for a in per_reading if not CHECK_SPECS[a[1].check].forms or form in CHECK_SPECS[a[1].check].forms]
+        return _by_need([a for a in kept if a[1].scores_flower_win] if form == FLOWER_WIN else kept)
 
     plan = RulePlan(
-        situational,
-        tuple(a for a in situational if a[1].scores_flower_win),
+        _by_need(situational),
+        _by_need([a for a in situational if a[1].scores_flower_win]),
         {form: on_form(form) for form in READING_FORMS},
     )
     _ACTIVE_CACHE.put(key, (preset, plan))
@@ -384,7 +383,13 @@ def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
     return hits
 
 
-def _add_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
+def _add_hits(it: Interpretation, buckets: RuleBuckets, hits: list[RuleHit]) -> None:
+    for need, rules in buckets:
+        if not need or getattr(it, need):
+            _add_rule_hits(it, rules, hits)
+
+
+def _add_rule_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
     for order, rule, check, params, per_unit in rules:
         result = check(it, params)
         if result is not None and result[0]:
@@ -407,9 +412,7 @@ def _score_one(
     it: Interpretation, preset: Preset, options: dict[str, Any], plan: RulePlan, situational: list[RuleHit]
 ) -> list[ScoreItem]:
     hits = list(situational)
-    for need, rules in plan.per_reading[it.form]:
-        if not need or getattr(it, need):
-            _add_hits(it, rules, hits)
+    _add_hits(it, plan.per_reading[it.form], hits)
     hits.sort(key=itemgetter(0))  # back to preset order
     # Preset order puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []

@@ -106,6 +106,18 @@ class Interpretation:
         return dict(self.options)
 
     @fact
+    def dealer_won(self) -> bool:
+        return self.ctx.dealer
+
+    @fact
+    def self_drawn(self) -> bool:
+        return self.ctx.self_drawn
+
+    @fact
+    def has_flowers(self) -> bool:
+        return bool(self.hand.flowers)
+
+    @fact
     def kinds_present(self) -> frozenset[int]:
         present = {i for i, n in enumerate(self.counts) if n}
         return frozenset(present)
@@ -213,6 +225,11 @@ class Interpretation:
             key = ("chow" if s.kind == "chow" else "pung", s.index % 9)
             seen.setdefault(key, set()).add(s.index // 9)
         return [len(suits) for suits in seen.values()]
+
+    @fact
+    def chow_positions(self) -> dict[int, int]:
+        """Where each chow stands in ``sets``, by its first tile index (the last of twins)."""
+        return {s.index: i for i, s in enumerate(self.sets) if s.kind == "chow"}
 
     @fact
     def chow_starts(self) -> dict[int, SetView]:

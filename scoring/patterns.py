@@ -102,7 +102,7 @@ class DealerTotalParams(Params):
     only_with_streak: bool = False
 
 
-@check("dealer_total", DealerTotalParams, situational=True)
+@check("dealer_total", DealerTotalParams, situational=True, needs="dealer_won")
 def dealer_total(it: Interpretation, p: DealerTotalParams) -> Hit:
     """莊家連N拉N / 臨庄: the dealer's 2N+1 as one entry."""
     if not it.ctx.dealer:
@@ -118,21 +118,21 @@ class DealerParams(Params):
     only_without_streak: bool = False
 
 
-@check("dealer", DealerParams, situational=True)
+@check("dealer", DealerParams, situational=True, needs="dealer_won")
 def dealer(it: Interpretation, p: DealerParams) -> Hit:
     if not it.ctx.dealer or (p.only_without_streak and it.ctx.dealer_streak):
         return None
     return 1, "the dealer wins"
 
 
-@check("dealer_streak", situational=True)
+@check("dealer_streak", situational=True, needs="dealer_won")
 def dealer_streak(it: Interpretation, p: NoParams) -> Hit:
     n = it.ctx.dealer_streak
     return (n, f"連{n}拉{n}: 2 per streak") if it.ctx.dealer and n else None
 
 
 # --- how the hand was won ----------------------------------------------------------------
-@check("self_draw", situational=True)
+@check("self_draw", situational=True, needs="self_drawn")
 def self_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on own draw") if it.ctx.self_drawn and it.form != FLOWER_WIN else None
 
@@ -142,7 +142,7 @@ def concealed(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no chow, pung or exposed kong") if it.hand.is_concealed and it.form != FLOWER_WIN else None
 
 
-@check("concealed_self_draw", situational=True)
+@check("concealed_self_draw", situational=True, needs="self_drawn")
 def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
     if it.hand.is_concealed and it.ctx.self_drawn and it.form != FLOWER_WIN:
         return 1, "concealed hand won on own draw"
@@ -164,7 +164,7 @@ class KongFlowerParams(Params):
     flower_replacement: bool = True  # a flower replacement draw counts too
 
 
-@check("kong_flower", KongFlowerParams, situational=True)
+@check("kong_flower", KongFlowerParams, situational=True, needs="self_drawn")
 def kong_flower(it: Interpretation, p: KongFlowerParams) -> Hit:
     if not it.ctx.self_drawn:
         return None
@@ -181,7 +181,7 @@ class ConsecutiveKongsParams(Params):
     exact: bool = False  # exactly ``kongs``, not more
 
 
-@check("consecutive_kongs", ConsecutiveKongsParams, situational=True)
+@check("consecutive_kongs", ConsecutiveKongsParams, situational=True, needs="self_drawn")
 def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
     need = p.kongs
     n = it.ctx.consecutive_kongs
@@ -190,7 +190,7 @@ def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
     return None
 
 
-@check("last_tile_draw", situational=True)
+@check("last_tile_draw", situational=True, needs="self_drawn")
 def last_tile_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "self-drawn on the last tile") if it.ctx.last_tile and it.ctx.self_drawn else None
 
@@ -224,7 +224,7 @@ def human_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer wins on a discard in the first go-round") if it.ctx.human else None
 
 
-@check("heavenly_ready", situational=True)
+@check("heavenly_ready", situational=True, needs="dealer_won")
 def heavenly_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "ready from the dealer's first discard") if it.ctx.heavenly_ready and it.ctx.dealer else None
 
@@ -256,7 +256,7 @@ def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
 
 
 # --- flowers -------------------------------------------------------------------------------
-@check("seat_flower", situational=True)
+@check("seat_flower", situational=True, needs="has_flowers")
 def seat_flower(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN:
         return None
@@ -273,7 +273,7 @@ class AnyFlowerParams(Params):
     seat_bonus: bool = False  # hk: one more per own-seat flower
 
 
-@check("any_flower", AnyFlowerParams, situational=True)
+@check("any_flower", AnyFlowerParams, situational=True, needs="has_flowers")
 def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     """見花見台, or hk 花: every flower counts; hk adds one more for each own-seat flower."""
     if it.form == FLOWER_WIN or not it.hand.flowers:
@@ -285,7 +285,7 @@ def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     return units, why
 
 
-@check("flower_set", situational=True)
+@check("flower_set", situational=True, needs="has_flowers")
 def flower_set(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or not it.flower_sets:
         return None
@@ -620,8 +620,16 @@ def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
 
 
 def _hidden_chow(it: Interpretation, s: SetView) -> bool:
-    completed_by_discard = not it.ctx.self_drawn and it.winning_group is not None and it.sets[it.winning_group] is s
-    return not s.melded and not completed_by_discard
+    """Concealed, and not the chow a discard completed. Of twin chows 清龍 takes the last, so the
+    winning group is compared with the last position that chow holds.
+
+    A pair won on a discard (winning group -1) reads as the last set, as ``sets[-1]`` always
+    did: a quirk kept so that no score changes here (it costs 清龍(暗) when that set is the chow).
+    """
+    if it.ctx.self_drawn or it.winning_group is None:
+        return not s.melded
+    completed = it.winning_group % len(it.sets)
+    return not s.melded and completed != it.chow_positions[s.index]
 
 
 @dataclass(frozen=True)
