@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import chain, pairwise, product
+from operator import mul
 
 from .tiles import PLAYING_TILES, TILE_INDEX
 
@@ -89,6 +90,14 @@ def _suit_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[tuple[
     return tuple(results)
 
 
+def number_sum(suit: tuple[int, ...]) -> int:
+    """The sum of the tiles' positions in a suit (0 for a 1): a multiple of 3 for any run of sets."""
+    return sum(map(mul, POSITIONS, suit))
+
+
+POSITIONS = range(9)
+
+
 def _pair_candidates(suit: tuple[int, ...], honours: bool) -> range:
     """Where a suit's pair can be, in increasing order: for a numbered suit, only one position in three.
 
@@ -97,7 +106,7 @@ def _pair_candidates(suit: tuple[int, ...], honours: bool) -> range:
     """
     if honours:
         return range(len(suit))
-    return range(2 * sum(i * n for i, n in enumerate(suit)) % 3, len(suit), 3)
+    return range(2 * number_sum(suit) % 3, len(suit), 3)
 
 
 @lru_cache(maxsize=20_000)

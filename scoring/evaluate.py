@@ -19,6 +19,7 @@ from .decompose import (
     is_pairs_and_triplet,
     is_sixteen_unrelated,
     is_standard_win,
+    number_sum,
     thirteen_orphans_split,
     to_counts,
 )
@@ -172,6 +173,8 @@ def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     # Only a tile next to one held (same kind, or within 2 in a suit) can join a set or pair.
     reach = 0 if honours else 2
     near = {k for i, n in enumerate(group) if n for k in range(max(0, i - reach), min(len(group), i + reach + 1))}
+    if remainder == 0 and not honours:  # sets only: the positions must add up to a multiple of 3
+        near = {k for k in near if (number_sum(group) + k) % 3 == 0}
     for k in sorted(near):
         changed = list(group)
         changed[k] += 1
