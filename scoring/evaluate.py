@@ -313,10 +313,11 @@ class BoundedMemo(Generic[K, V]):
                 self._entries.popitem(last=False)
 
 
-# (order in the preset, rule, check, params, 台 per unit) for one rule the options switch on.
-ActiveRule = tuple[int, PatternRule, Check, Params, int]
-RuleHit = tuple[int, PatternRule, ScoreItem]
-RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (order in the preset, rule, what it scored)
+# (order in the preset, rule, check, params, 台 per unit, ids it excludes under these options)
+# for one rule the options switch on.
+ActiveRule = tuple[int, PatternRule, Check, Params, int, frozenset[str]]
+RuleHit = tuple[int, frozenset[str], ScoreItem]  # (order in the preset, ids it excludes, what it scored)
+RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (fact they need or "", rules)
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: a memo key that stands for its rules
@@ -362,7 +363,8 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
             continue
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
-            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
+            excludes = frozenset(e.pattern for e in rule.excludes if not (e.unless_option and options.get(e.unless_option)))
+            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit, excludes))
     situational = [a for a in active if CHECK_SPECS[a[1].check].situational]
     per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
 
@@ -393,11 +395,11 @@ def _add_hits(it: Interpretation, buckets: RuleBuckets, hits: list[RuleHit]) -> 
 
 
 def _add_rule_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
-    for order, rule, check, params, per_unit in rules:
+    for order, rule, check, params, per_unit, excludes in rules:
         result = check(it, params)
         if result is not None and result[0]:
             units, why = result
-            hits.append((order, rule, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+            hits.append((order, excludes, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
 
 
 STREAK_IN_NAME = "連N拉N"  # a preset name such as 莊家連N拉N shows the dealer's streak itself
@@ -411,22 +413,18 @@ def shown_name(name: str, it: Interpretation) -> str:
     return name.replace(STREAK_IN_NAME, f"連{streak}拉{streak}" if streak else "")
 
 
-def _score_one(
-    it: Interpretation, preset: Preset, options: dict[str, Any], plan: RulePlan, situational: list[RuleHit]
-) -> list[ScoreItem]:
+def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: list[RuleHit]) -> list[ScoreItem]:
     hits = list(situational)
     _add_hits(it, plan.per_reading[it.form], hits)
     hits.sort(key=itemgetter(0))  # back to preset order
     # Preset order puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
     excluded: set[str] = set()
-    for order, rule, item in hits:
+    for order, excludes, item in hits:
         if item.id in excluded:
             continue
         kept.append((order, item))
-        for exclusion in rule.excludes:
-            if not (exclusion.unless_option and options.get(exclusion.unless_option)):
-                excluded.add(exclusion.pattern)
+        excluded |= excludes
     items = [item for _, item in sorted(kept, key=lambda k: (-k[1].tai, k[0]))]
     chicken = preset.chicken
     if chicken and it.form != FLOWER_WIN and sum(i.tai for i in items if i.id not in chicken.ignore) == 0:
@@ -455,10 +453,10 @@ def score(hand: Hand) -> ScoreResult:
     readings = interpretations(hand, preset, options)
     situational = _situational_hits(readings[0], plan)
     it = readings[0]
-    items = _score_one(it, preset, options, plan, situational)
+    items = _score_one(it, preset, plan, situational)
     total = sum(i.tai for i in items)
     for other in readings[1:]:
-        other_items = _score_one(other, preset, options, plan, situational)
+        other_items = _score_one(other, preset, plan, situational)
         other_total = sum(i.tai for i in other_items)
         if _outranks((other_total, other_items, other), (total, items, it)):
             it, items, total = other, other_items, other_total

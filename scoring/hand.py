@@ -160,7 +160,9 @@ def parse_hand(data: Any) -> Hand:
     flowers_raw = data.get("flowers") or []
     if not isinstance(flowers_raw, list):
         raise HandError(ErrorCode.BAD_FIELD, "'flowers' must be a list of flower codes")
-    flowers = tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=_FLOWER_ORDER.__getitem__))
+    flowers = (
+        tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
+    )
     repeated = [f for f, n in Counter(flowers).items() if n > 1] if len(set(flowers)) < len(flowers) else []
     if repeated:
         raise HandError(
@@ -180,9 +182,12 @@ def parse_hand(data: Any) -> Hand:
     return hand
 
 
+_MELD_KEYS = frozenset({"kind", "tiles"})
+
+
 def _parse_meld(raw: Any, index: int) -> Meld:
     where = f"meld {index + 1}"
-    if not isinstance(raw, dict) or set(raw) != {"kind", "tiles"}:
+    if not isinstance(raw, dict) or raw.keys() != _MELD_KEYS:
         raise HandError(ErrorCode.BAD_MELD, f'{where}: write it as {{"kind": ..., "tiles": [...]}}')
     kind, tiles = raw["kind"], raw["tiles"]
     if kind not in MELD_KINDS:
