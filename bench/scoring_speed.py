@@ -18,8 +18,9 @@ from collections.abc import Callable
 
 from taicam_datasets.scenes import random_winning_layout
 
+from scoring import decompose, evaluate
+from scoring import hand as scoring_hand
 from scoring.api import score_hand_json
-from scoring.decompose import decompositions
 from scoring.tiles import PLAYING_TILES
 
 HANDS = 10_000
@@ -135,8 +136,11 @@ def run() -> dict:
 
 
 def _clear_scoring_caches() -> None:
-    """Start our scorer cold, as the peer starts: its memo tables empty."""
-    decompositions.cache_clear()
+    """Start our scorer cold, as the peer starts: every memo table of ours empty."""
+    for module in (decompose, evaluate, scoring_hand):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
 
 
 if __name__ == "__main__":
