@@ -174,7 +174,8 @@ def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     reach = 0 if honours else 2
     near = {k for i, n in enumerate(group) if n for k in range(max(0, i - reach), min(len(group), i + reach + 1))}
     if remainder == 0 and not honours:  # sets only: the positions must add up to a multiple of 3
-        near = {k for k in near if (number_sum(group) + k) % 3 == 0}
+        held_sum = number_sum(group)
+        near = {k for k in near if (held_sum + k) % 3 == 0}
     for k in sorted(near):
         changed = list(group)
         changed[k] += 1
