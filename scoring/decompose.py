@@ -90,19 +90,19 @@ def _suit_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[tuple[
     return tuple(results)
 
 
+POSITIONS = range(9)  # of the tiles in a suit: 0 for a 1, 8 for a 9
+
+
 def number_sum(suit: tuple[int, ...]) -> int:
-    """The sum of the tiles' positions in a suit (0 for a 1): a multiple of 3 for any run of sets."""
+    """The sum of the tiles' positions in a suit: a multiple of 3 for any run of sets."""
     return sum(map(mul, POSITIONS, suit))
-
-
-POSITIONS = range(9)
 
 
 def _pair_candidates(suit: tuple[int, ...], honours: bool) -> range:
     """Where a suit's pair can be, in increasing order: for a numbered suit, only one position in three.
 
-    Every set's numbers add up to a multiple of 3 (a pung 3a, a chow 3a + 3), so once the pair
-    at position i is taken out, what is left adds up to one: 2i ≡ S (mod 3), i ≡ 2S (mod 3).
+    Every set's positions add up to a multiple of 3 (a pung 3a, a chow 3a + 3), so once the pair
+    at position i is taken out, what is left must add up to one too: 2i ≡ S, so i ≡ 2S (mod 3).
     """
     if honours:
         return range(len(suit))

@@ -40,8 +40,6 @@ from .rules import PatternRule, Preset, get_preset
 from .tiles import PLAYING_TILES, TILE_INDEX, chinese_name
 
 SETS_PER_HAND = 5
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -205,14 +203,13 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
     winning = TILE_INDEX[hand.winning_tile]
     full = list(base)
     full[winning] += 1
-    counts = tuple(full)
-    all_counts = full  # and the melds' tiles, below
-    held = list(base)
+    counts = tuple(full)  # the concealed tiles and the winning tile
+    held = list(base)  # the 16 tiles before the win
     for meld in hand.melds:
         for tile in meld.tiles:
             held[TILE_INDEX[tile]] += 1
-            all_counts[TILE_INDEX[tile]] += 1
-    every_tile = tuple(all_counts)
+            full[TILE_INDEX[tile]] += 1
+    every_tile = tuple(full)
     melds = [_meld_set(meld) for meld in hand.melds]
     waits = _wait_set(base, _full_kinds(held), len(hand.melds), preset.forms)
     opts = tuple(sorted(options.items()))
@@ -282,10 +279,14 @@ def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError
     return HandError("not_winning", message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
 class BoundedMemo(Generic[K, V]):
     """A memo table that forgets its least recently used entry beyond ``size``.
 
-    Its keys come from callers (option values, situations), so it must not grow without bound:
+    Its keys come from callers (option values), so it must not grow without bound:
     unbounded, 100,000 distinct zimo_tai values once held 1.3 GB. Several threads (the service's
     pool) may share it; a lost race costs a recomputation, never a wrong value.
     """
@@ -321,16 +322,15 @@ RuleHit = tuple[int, frozenset[str], ScoreItem]  # (order in the preset, ids it 
 RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (fact they need or "", rules)
 
 
-@dataclass(frozen=True, eq=False)  # compared and hashed by identity: a memo key that stands for its rules
+@dataclass(frozen=True)
 class RulePlan:
     """The rules one (preset, options) switches on, split by what they read.
 
     Situational rules read only the situation, so they run once per hand; the others run on
-    each reading, only those that can score on its form. Each list is in preset order.
+    each reading, only those that can score on its form. Rules come in buckets by the fact
+    they need, read once to skip a whole bucket; the hits are put back in preset order.
     """
 
-    # Each list of rules comes as (fact the rules need, or "", those rules); hits are put back
-    # in preset order afterwards.
     situational: RuleBuckets
     flower_win_situational: RuleBuckets  # the ones a 八仙過海/七搶一 win still scores
     per_reading: dict[str, RuleBuckets]  # by the reading's form

@@ -114,12 +114,12 @@ _KNOWN_KEYS = frozenset(_HAND_KEYS | set(CONTEXT_KEYS))
 SITUATION_KEYS = (*CONTEXT_KEYS, "options", "settlement")
 
 
-_KNOWN = {PLAYING_TILES: frozenset(PLAYING_TILES), FLOWERS: frozenset(FLOWERS)}  # a set answers `in` at once
+_AS_SET = {PLAYING_TILES: frozenset(PLAYING_TILES), FLOWERS: frozenset(FLOWERS)}  # a set answers `in` at once
 _FLOWER_ORDER = {code: i for i, code in enumerate(FLOWERS)}
 
 
 def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> str:
-    if not isinstance(value, str) or value not in _KNOWN[allowed]:
+    if not isinstance(value, str) or value not in _AS_SET[allowed]:
         kind = "flower (1f–8f)" if allowed is FLOWERS else "tile (1m–9m, 1p–9p, 1s–9s, 1z–7z)"
         raise HandError(ErrorCode.BAD_TILE, f"{where}: {value!r} is not a {kind}", {"tile": value})
     return value
@@ -128,7 +128,7 @@ def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> s
 def _tiles(values: list, where: str) -> tuple[str, ...]:
     """The tile codes in ``values``, or a ``HandError`` naming the first that is not one."""
     with suppress(TypeError):  # an unhashable value: the slow path names it
-        if _KNOWN[PLAYING_TILES].issuperset(values):  # the usual case, checked in one pass
+        if _AS_SET[PLAYING_TILES].issuperset(values):  # the usual case, checked in one pass
             return tuple(values)
     return tuple(_tile(v, where) for v in values)
 

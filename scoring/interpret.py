@@ -105,6 +105,7 @@ class Interpretation:
     def opts(self) -> dict:
         return dict(self.options)
 
+    # What situational checks need, read once to skip them all when false.
     @fact
     def dealer_won(self) -> bool:
         return self.ctx.dealer
