@@ -11,15 +11,18 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import permutations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import evaluate
+from scoring import hand as scoring_hand
 from scoring.api import score_hand_json
+from scoring.hand import HandError, _parse_meld
 from scoring.patterns import CHECK_SPECS, check
-from scoring.tiles import FLOWERS, HONOURS
+from scoring.tiles import FLOWERS, HONOURS, PLAYING_TILES
 from tests.scoring_helpers import hand as notation_hand
 from tests.scoring_helpers import patterns
 from tests.test_scoring_properties import PRESETS, legal_hands
@@ -136,3 +139,17 @@ def test_twin_chows_shared_between_readings_keep_the_dragon_hidden():
     assert "清龍(暗)" in found
     found = patterns("23s 123s 456s 789s 555z 99m", "1s", preset="hk")
     assert "清龍(暗)" in found
+
+
+def test_checked_melds_are_kept_only_for_the_228_valid_melds_whatever_callers_send():
+    for tile in PLAYING_TILES:
+        for kind, size in (("pung", 3), ("kong", 4), ("concealed_kong", 4)):
+            _parse_meld({"kind": kind, "tiles": [tile] * size}, 0)
+        suit, number = tile[1], int(tile[0])
+        if suit != "z" and number <= 7:
+            for order in permutations(f"{number + k}{suit}" for k in range(3)):
+                _parse_meld({"kind": "chow", "tiles": list(order)}, 0)
+    for bad in (["1m", "2m", "4m"], ["1m", "1m", "2m"], ["7z", "8z", "9z"], ["1m", "1m"]):
+        with pytest.raises(HandError):
+            _parse_meld({"kind": "chow" if bad[0] != bad[1] else "pung", "tiles": bad}, 0)
+    assert len(scoring_hand._VALID_MELDS) == 228
