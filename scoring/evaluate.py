@@ -400,7 +400,14 @@ def _add_rule_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list
         result = check(it, params)
         if result is not None and result[0]:
             units, why = result
-            hits.append((order, excludes, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+            hits.append((order, excludes, _score_item(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+
+
+# Hands score the same few items again and again, and a frozen dataclass is slow to build, so
+# each is built once; the values (a 台 count from the options, a streak) come from callers: bounded.
+@lru_cache(maxsize=4096)
+def _score_item(pattern_id: str, name: str, tai: int, why: str) -> ScoreItem:
+    return ScoreItem(pattern_id, name, tai, why)
 
 
 STREAK_IN_NAME = "連N拉N"  # a preset name such as 莊家連N拉N shows the dealer's streak itself
