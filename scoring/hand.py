@@ -306,7 +306,10 @@ def _check_counts(hand: Hand) -> None:
             f"a winning hand has 17 tiles counting each meld as 3; this one has {size} ({detail})",
             {"count": size},
         )
-    for tile, n in Counter(hand.all_tiles()).items():
+    held = Counter(hand.all_tiles())
+    if max(held.values()) <= 4:
+        return
+    for tile, n in held.items():
         if n > 4:
             raise HandError(
                 ErrorCode.TOO_MANY_COPIES,
