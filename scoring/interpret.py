@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
 from .decompose import Counts, Group
-from .hand import Hand
+from .hand import CONTEXT_FIELDS, Hand
 from .tiles import PLAYING_TILES, SEAT_FLOWERS, TILE_INDEX, WIND_TILE
 
 DRAGON_IDX = (31, 32, 33)
@@ -30,6 +30,9 @@ SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED = "single", "shanpon", "closed", "edge"
 # Preset options read here rather than by a pattern: a preset may declare them.
 CONCEALED_KONG_IS_ANKE = "concealed_kong_is_anke"
 ENGINE_OPTIONS = (CONCEALED_KONG_IS_ANKE,)
+
+EVERYDAY_CONTEXT = ("self_drawn", "seat_wind", "round_wind", "dealer", "dealer_streak")
+RARE_CONTEXT_DEFAULTS = tuple((f.name, f.default) for f in CONTEXT_FIELDS if f.name not in EVERYDAY_CONTEXT)
 
 T = TypeVar("T")
 
@@ -117,6 +120,13 @@ class Interpretation:
     @fact
     def has_flowers(self) -> bool:
         return bool(self.hand.flowers)
+
+    @fact
+    def rare_situation(self) -> bool:
+        """A situational fact beyond the everyday ones (self-draw, winds, dealer, streak) is set:
+        each rarer pattern (天胡, 搶槓, 海底, ...) needs its own, so a hand with none skips them all."""
+        ctx = self.ctx
+        return any(getattr(ctx, name) != default for name, default in RARE_CONTEXT_DEFAULTS)
 
     @fact
     def kinds_present(self) -> frozenset[int]:

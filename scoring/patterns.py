@@ -149,12 +149,12 @@ def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
     return None
 
 
-@check("declared_ready", situational=True)
+@check("declared_ready", situational=True, needs="rare_situation")
 def declared_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "declared ready (聽牌)") if it.ctx.declared_ready else None
 
 
-@check("robbing_kong", situational=True)
+@check("robbing_kong", situational=True, needs="rare_situation")
 def robbing_kong(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on a tile added to a kong") if it.ctx.robbing_kong else None
 
@@ -195,7 +195,7 @@ def last_tile_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "self-drawn on the last tile") if it.ctx.last_tile and it.ctx.self_drawn else None
 
 
-@check("last_discard", situational=True)
+@check("last_discard", situational=True, needs="rare_situation")
 def last_discard(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on the last discard") if it.ctx.last_tile and not it.ctx.self_drawn else None
 
@@ -205,7 +205,7 @@ class HeavenlyWinParams(Params):
     allow_concealed_kong: bool = True
 
 
-@check("heavenly_win", HeavenlyWinParams, situational=True)
+@check("heavenly_win", HeavenlyWinParams, situational=True, needs="rare_situation")
 def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     if not it.ctx.heavenly:
         return None
@@ -214,12 +214,12 @@ def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     return 1, "dealer's dealt hand is complete"
 
 
-@check("earthly_win", situational=True)
+@check("earthly_win", situational=True, needs="rare_situation")
 def earthly_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer self-draws on the first draw") if it.ctx.earthly else None
 
 
-@check("human_win", situational=True)
+@check("human_win", situational=True, needs="rare_situation")
 def human_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer wins on a discard in the first go-round") if it.ctx.human else None
 
@@ -234,7 +234,7 @@ class EarthlyReadyParams(Params):
     requires_concealed: bool = False
 
 
-@check("earthly_ready", EarthlyReadyParams, situational=True)
+@check("earthly_ready", EarthlyReadyParams, situational=True, needs="rare_situation")
 def earthly_ready(it: Interpretation, p: EarthlyReadyParams) -> Hit:
     if not it.ctx.earthly_ready or (p.requires_concealed and not it.hand.is_concealed):
         return None
@@ -247,7 +247,7 @@ class OwnDiscardsParams(Params):
     above: int = -1
 
 
-@check("own_discards", OwnDiscardsParams, situational=True)
+@check("own_discards", OwnDiscardsParams, situational=True, needs="rare_situation")
 def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
     n = it.ctx.own_discards
     if n is None or not (p.above < n <= p.at_most):
@@ -292,12 +292,12 @@ def flower_set(it: Interpretation, p: NoParams) -> Hit:
     return it.flower_sets, "all four 春夏秋冬 or 梅蘭菊竹"
 
 
-@check("eight_flowers", scores_flower_win=True, situational=True)
+@check("eight_flowers", scores_flower_win=True, situational=True, needs="rare_situation")
 def eight_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "all eight flowers") if it.ctx.flower_win == "eight" else None
 
 
-@check("seven_rob_one", scores_flower_win=True, situational=True)
+@check("seven_rob_one", scores_flower_win=True, situational=True, needs="rare_situation")
 def seven_rob_one(it: Interpretation, p: NoParams) -> Hit:
     return (1, "seven flowers robbing the eighth") if it.ctx.flower_win == "seven_rob_one" else None
 

@@ -91,10 +91,13 @@ def few_suit_hands(draw) -> dict:
 def situations(draw) -> dict:
     """A legal hand in a varied situation: the rare flags too, so the gated rules get to score."""
     hand = draw(legal_hands() | few_suit_hands())
-    for flag in RARE_FLAGS:
-        hand[flag] = draw(st.booleans())
-    hand["own_discards"] = draw(st.none() | st.integers(0, 12))
-    hand["consecutive_kongs"] = draw(st.integers(0, 3))
+    # A few rare flags at most, often none: the rare patterns are skipped on hands without any.
+    for flag in draw(st.lists(st.sampled_from(RARE_FLAGS), max_size=2, unique=True)):
+        hand[flag] = True
+    if draw(st.booleans()):
+        hand["own_discards"] = draw(st.integers(0, 12))
+    if draw(st.booleans()):
+        hand["consecutive_kongs"] = draw(st.integers(0, 3))
     if not hand["self_drawn"]:
         hand["robbing_kong"] = draw(st.booleans())
     return hand
