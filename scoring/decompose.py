@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import chain, pairwise, product
+from operator import mul
 
 from .tiles import PLAYING_TILES, TILE_INDEX
 
@@ -89,12 +90,31 @@ def _suit_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[tuple[
     return tuple(results)
 
 
+POSITIONS = range(9)  # of the tiles in a suit: 0 for a 1, 8 for a 9
+
+
+def number_sum(suit: tuple[int, ...]) -> int:
+    """The sum of the tiles' positions in a suit: a multiple of 3 for any run of sets."""
+    return sum(map(mul, POSITIONS, suit))
+
+
+def _pair_candidates(suit: tuple[int, ...], honours: bool) -> range:
+    """Where a suit's pair can be, in increasing order: for a numbered suit, only one position in three.
+
+    Every set's positions add up to a multiple of 3 (a pung 3a, a chow 3a + 3), so once the pair
+    at position i is taken out, what is left must add up to one too: 2i ≡ S, so i ≡ 2S (mod 3).
+    """
+    if honours:
+        return range(len(suit))
+    return range(2 * number_sum(suit) % 3, len(suit), 3)
+
+
 @lru_cache(maxsize=20_000)
 def _suit_pair_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[tuple[int, tuple[tuple[Group, ...], ...]], ...]:
     """(pair index, its suit's set splits) for each pair the suit could give up."""
     found = []
-    for i, n in enumerate(suit):
-        if n >= 2:
+    for i in _pair_candidates(suit, honours):
+        if suit[i] >= 2:
             rest = list(suit)
             rest[i] -= 2
             splits = _suit_sets(tuple(rest), start, honours)
@@ -126,8 +146,8 @@ def _suit_splits(suit: tuple[int, ...], honours: bool) -> bool:
 
 @lru_cache(maxsize=100_000)
 def _suit_splits_with_pair(suit: tuple[int, ...], honours: bool) -> bool:
-    for i, n in enumerate(suit):
-        if n >= 2:
+    for i in _pair_candidates(suit, honours):
+        if suit[i] >= 2:
             rest = list(suit)
             rest[i] -= 2
             if _suit_splits(tuple(rest), honours):

@@ -6,21 +6,24 @@ from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from operator import itemgetter
+from typing import Any, Generic, TypeVar
 
 from .decompose import (
-    GROUP_ENDS,
     GROUP_STARTS,
     ORPHANS,
+    _suit_splits,
+    _suit_splits_with_pair,
     decompositions,
     group_fits,
     is_pairs_and_triplet,
     is_sixteen_unrelated,
     is_standard_win,
+    number_sum,
     thirteen_orphans_split,
     to_counts,
 )
-from .hand import Hand, HandError
+from .hand import Hand, HandError, Meld
 from .interpret import (
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
@@ -31,7 +34,7 @@ from .interpret import (
     SetView,
     wait_shape,
 )
-from .patterns import CHECKS
+from .patterns import CHECK_SPECS, CHECKS, Check, Params
 from .payments import payments_for
 from .rules import PatternRule, Preset, get_preset
 from .tiles import PLAYING_TILES, TILE_INDEX, chinese_name
@@ -71,21 +74,23 @@ class ScoreResult:
         return out
 
 
-def _meld_sets(hand: Hand) -> list[SetView]:
-    views = []
-    for meld in hand.melds:
-        kind = "chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong")
-        views.append(
-            SetView(
-                kind=kind,
-                index=TILE_INDEX[meld.tiles[0]],
-                melded=True,
-                is_open=meld.is_open,
-                concealed_pung=meld.kind == "concealed_kong",
-                concealed_kong=meld.kind == "concealed_kong",
-            )
-        )
-    return views
+# The set views are values over a small domain (a meld: 228 kinds; a set in hand: a kind, a tile,
+# concealed or not), so each is built once and shared; the bounds only guard the domain.
+@lru_cache(maxsize=512)
+def _meld_set(meld: Meld) -> SetView:
+    return SetView(
+        kind="chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong"),
+        index=TILE_INDEX[meld.tiles[0]],
+        melded=True,
+        is_open=meld.is_open,
+        concealed_pung=meld.kind == "concealed_kong",
+        concealed_kong=meld.kind == "concealed_kong",
+    )
+
+
+@lru_cache(maxsize=512)
+def _concealed_set(kind: str, first: int, concealed_pung: bool) -> SetView:
+    return SetView(kind=kind, index=first, melded=False, is_open=False, concealed_pung=concealed_pung)
 
 
 def is_complete(counts: tuple[int, ...], meld_count: int, forms: tuple[str, ...]) -> bool:
@@ -107,23 +112,34 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
     held = list(base)
     for tile in melds_tiles:
         held[TILE_INDEX[tile]] += 1
-    full = frozenset(kind for kind, n in enumerate(held) if n >= 4)
-    return _wait_set(base, full, meld_count, forms)
+    return _wait_set(base, _full_kinds(held), meld_count, forms)
 
 
-@lru_cache(maxsize=50_000)
+def _full_kinds(held: list[int]) -> frozenset[int]:
+    """The kinds held four times: no fifth tile can complete the hand."""
+    return frozenset(kind for kind, n in enumerate(held) if n >= 4) if max(held) >= 4 else frozenset()
+
+
 def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
     waits: set[int] = set()
     if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2:
         # Each suit is checked once as it stands; a candidate tile changes only its own suit,
         # and what completes a suit is memoised on that suit's 9 counts alone.
-        groups = [base_counts[a:b] for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
-        remainders = [sum(g) % 3 for g in groups]
-        fits = [group_fits(g, i == 3) for i, g in enumerate(groups)]
-        for g, start in enumerate(GROUP_STARTS):
-            after = [(r + 1) % 3 if i == g else r for i, r in enumerate(remainders)]
-            if sorted(after) == [0, 0, 0, 2] and all(fits[i] for i in range(4) if i != g):
-                waits.update(start + k for k in _suit_completers(groups[g], g == 3))
+        groups = (base_counts[0:9], base_counts[9:18], base_counts[18:27], base_counts[27:34])
+        profiles = [_suit_profile(g, i == 3) for i, g in enumerate(groups)]
+        remainders = [r for r, _ in profiles]
+        misfits = [g for g, (_, fits) in enumerate(profiles) if not fits]
+        # The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3):
+        # it goes to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two.
+        if remainders.count(1) == 1 and remainders.count(0) == 3:
+            targets = [remainders.index(1)]
+        elif remainders.count(2) == 2 and remainders.count(0) == 2:
+            targets = [g for g in range(4) if remainders[g] == 2]
+        else:
+            targets = []
+        for g in targets:
+            if not misfits or misfits == [g]:  # every other suit must split as it stands
+                waits.update(GROUP_STARTS[g] + k for k in _suit_completers(groups[g], g == 3))
     waits -= full
     special_forms = _possible_special_forms(base_counts, meld_count, forms)
     if special_forms:
@@ -139,16 +155,29 @@ def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: in
 
 
 @lru_cache(maxsize=20_000)
+def _suit_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool]:
+    """One suit's tile count mod 3, and whether it splits into sets (plus a pair when 2 mod 3)."""
+    return sum(group) % 3, group_fits(group, honours)
+
+
+@lru_cache(maxsize=20_000)
 def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     """Positions in one suit where one more tile lets the suit split into sets (and a pair)."""
+    remainder = (sum(group) + 1) % 3
+    if remainder == 1:  # one tile more leaves one over: no suit of sets and a pair
+        return ()
+    fits = _suit_splits if remainder == 0 else _suit_splits_with_pair
     completers = []
     # Only a tile next to one held (same kind, or within 2 in a suit) can join a set or pair.
     reach = 0 if honours else 2
     near = {k for i, n in enumerate(group) if n for k in range(max(0, i - reach), min(len(group), i + reach + 1))}
+    if remainder == 0 and not honours:  # sets only: the positions must add up to a multiple of 3
+        held_sum = number_sum(group)
+        near = {k for k in near if (held_sum + k) % 3 == 0}
     for k in sorted(near):
         changed = list(group)
         changed[k] += 1
-        if group_fits(tuple(changed), honours):
+        if fits(tuple(changed), honours):
             completers.append(k)
     return tuple(completers)
 
@@ -170,20 +199,23 @@ def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple
 
 def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list[Interpretation]:
     """Every reading of the hand: decomposition × group completed by the winning tile."""
-    full = list(to_counts(hand.concealed))
+    base = to_counts(hand.concealed)
     winning = TILE_INDEX[hand.winning_tile]
+    full = list(base)
     full[winning] += 1
-    counts = tuple(full)
-    meld_tiles = [t for m in hand.melds for t in m.tiles]
-    all_counts = list(counts)
-    for tile in meld_tiles:
-        all_counts[TILE_INDEX[tile]] += 1
-    melds = _meld_sets(hand)
-    waits = wait_set(hand.concealed, meld_tiles, len(hand.melds), preset.forms)
+    counts = tuple(full)  # the concealed tiles and the winning tile
+    held = list(base)  # the 16 tiles before the win
+    for meld in hand.melds:
+        for tile in meld.tiles:
+            held[TILE_INDEX[tile]] += 1
+            full[TILE_INDEX[tile]] += 1
+    every_tile = tuple(full)
+    melds = [_meld_set(meld) for meld in hand.melds]
+    waits = _wait_set(base, _full_kinds(held), len(hand.melds), preset.forms)
     opts = tuple(sorted(options.items()))
 
     def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
-        return Interpretation(hand, form, sets, pair, group, wait, waits, tuple(all_counts), opts)
+        return Interpretation(hand, form, sets, pair, group, wait, waits, every_tile, opts)
 
     ctx = hand.context
     if ctx.flower_win:
@@ -215,14 +247,8 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
                 continue
             seen.add(key)
             sets = [
-                SetView(
-                    kind=kind,
-                    index=first,
-                    melded=False,
-                    is_open=False,
-                    # A pung completed by another player's tile is not concealed (暗刻).
-                    concealed_pung=kind == "pung" and (i != position or ctx.self_drawn),
-                )
+                # A pung completed by another player's tile is not concealed (暗刻).
+                _concealed_set(kind, first, kind == "pung" and (i != position or ctx.self_drawn))
                 for i, (kind, first) in enumerate(groups)
             ]
             found.append(reading(STANDARD, tuple(sets + melds), pair, position, wait_shape(group, winning)))
@@ -253,21 +279,84 @@ def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError
     return HandError("not_winning", message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
 
 
-# Active rules per (preset, option values). The values come from callers, so the cache is an
-# LRU: unbounded, 100,000 distinct zimo_tai values once held 1.3 GB.
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BoundedMemo(Generic[K, V]):
+    """A memo table that forgets its least recently used entry beyond ``size``.
+
+    Its keys come from callers (option values), so it must not grow without bound:
+    unbounded, 100,000 distinct zimo_tai values once held 1.3 GB. Several threads (the service's
+    pool) may share it; a lost race costs a recomputation, never a wrong value.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.get(key)
+        if value is not None:
+            with suppress(KeyError):  # another thread may have just evicted it
+                self._entries.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._entries[key] = value
+        if len(self._entries) > self.size:
+            with suppress(KeyError):
+                self._entries.popitem(last=False)
+
+
+# (order in the preset, rule, check, params, 台 per unit, ids it excludes under these options)
+# for one rule the options switch on.
+ActiveRule = tuple[int, PatternRule, Check, Params, int, frozenset[str]]
+RuleHit = tuple[int, frozenset[str], ScoreItem]  # (order in the preset, ids it excludes, what it scored)
+RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (fact they need or "", rules)
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """The rules one (preset, options) switches on, split by what they read.
+
+    Situational rules read only the situation, so they run once per hand; the others run on
+    each reading, only those that can score on its form. Rules come in buckets by the fact
+    they need, read once to skip a whole bucket; the hits are put back in preset order.
+    """
+
+    situational: RuleBuckets
+    flower_win_situational: RuleBuckets  # the ones a 八仙過海/七搶一 win still scores
+    per_reading: dict[str, RuleBuckets]  # by the reading's form
+
+
+READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED, FLOWER_WIN)
+
+
+def _by_need(rules: list[ActiveRule]) -> RuleBuckets:
+    by_need: dict[str, list[ActiveRule]] = {}
+    for rule in rules:
+        by_need.setdefault(CHECK_SPECS[rule[1].check].needs, []).append(rule)
+    return tuple((need, tuple(bucket)) for need, bucket in by_need.items())
+
+
 ACTIVE_CACHE_SIZE = 256
-_ACTIVE_CACHE: OrderedDict[tuple[int, tuple], tuple[Preset, list]] = OrderedDict()
+_ACTIVE_CACHE: BoundedMemo[tuple[int, tuple], tuple[Preset, RulePlan]] = BoundedMemo(ACTIVE_CACHE_SIZE)
 
 
-def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, Any, Any, Any, int]]:
-    """(order, rule, check, params, 台 per unit) for the rules the options switch on (cached)."""
-    key = (id(preset), tuple(sorted(options.items())))
+def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> RulePlan:
+    """The plan for the rules the options switch on (cached per preset and option values)."""
+    key = (id(preset), options_key)
     cached = _ACTIVE_CACHE.get(key)
     if cached is not None and cached[0] is preset:
-        with suppress(KeyError):  # another thread (the service's pool) may have just evicted it
-            _ACTIVE_CACHE.move_to_end(key)
         return cached[1]
-    active = []
+    active: list[ActiveRule] = []
     for order, rule in enumerate(preset.patterns):
         if rule.when_option and not options.get(rule.when_option):
             continue
@@ -275,11 +364,50 @@ def _active_rules(preset: Preset, options: dict[str, Any]) -> list[tuple[int, An
             continue
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
-            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit))
-    _ACTIVE_CACHE[key] = (preset, active)
-    if len(_ACTIVE_CACHE) > ACTIVE_CACHE_SIZE:
-        _ACTIVE_CACHE.popitem(last=False)
-    return active
+            excludes = frozenset(e.pattern for e in rule.excludes if not (e.unless_option and options.get(e.unless_option)))
+            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit, excludes))
+    situational = [a for a in active if CHECK_SPECS[a[1].check].situational]
+    per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
+
+    def on_form(form: str) -> RuleBuckets:
+        kept = [a for a in per_reading if not CHECK_SPECS[a[1].check].forms or form in CHECK_SPECS[a[1].check].forms]
+        return _by_need([a for a in kept if a[1].scores_flower_win] if form == FLOWER_WIN else kept)
+
+    plan = RulePlan(
+        _by_need(situational),
+        _by_need([a for a in situational if a[1].scores_flower_win]),
+        {form: on_form(form) for form in READING_FORMS},
+    )
+    _ACTIVE_CACHE.put(key, (preset, plan))
+    return plan
+
+
+def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
+    """What the situational rules give this hand: the same for every reading of it."""
+    hits: list[RuleHit] = []
+    _add_hits(it, plan.flower_win_situational if it.form == FLOWER_WIN else plan.situational, hits)
+    return hits
+
+
+def _add_hits(it: Interpretation, buckets: RuleBuckets, hits: list[RuleHit]) -> None:
+    for need, rules in buckets:
+        if not need or getattr(it, need):
+            _add_rule_hits(it, rules, hits)
+
+
+def _add_rule_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
+    for order, rule, check, params, per_unit, excludes in rules:
+        result = check(it, params)
+        if result is not None and result[0]:
+            units, why = result
+            hits.append((order, excludes, _score_item(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+
+
+# Hands score the same few items again and again, and a frozen dataclass is slow to build, so
+# each is built once; the values (a 台 count from the options, a streak) come from callers: bounded.
+@lru_cache(maxsize=4096)
+def _score_item(pattern_id: str, name: str, tai: int, why: str) -> ScoreItem:
+    return ScoreItem(pattern_id, name, tai, why)
 
 
 STREAK_IN_NAME = "連N拉N"  # a preset name such as 莊家連N拉N shows the dealer's streak itself
@@ -293,24 +421,18 @@ def shown_name(name: str, it: Interpretation) -> str:
     return name.replace(STREAK_IN_NAME, f"連{streak}拉{streak}" if streak else "")
 
 
-def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], active: list) -> list[ScoreItem]:
-    hits: list[tuple[int, PatternRule, ScoreItem]] = []
-    rules = [a for a in active if a[1].scores_flower_win] if it.form == FLOWER_WIN else active
-    for order, rule, check, params, per_unit in rules:
-        result = check(it, params)
-        if result is not None and result[0]:
-            units, why = result
-            hits.append((order, rule, ScoreItem(rule.id, shown_name(rule.name, it), units * per_unit, why)))
-    # ``active`` is in preset order, which puts every excluder before what it excludes.
+def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: list[RuleHit]) -> list[ScoreItem]:
+    hits = list(situational)
+    _add_hits(it, plan.per_reading[it.form], hits)
+    hits.sort(key=itemgetter(0))  # back to preset order
+    # Preset order puts every excluder before what it excludes.
     kept: list[tuple[int, ScoreItem]] = []
     excluded: set[str] = set()
-    for order, rule, item in hits:
+    for order, excludes, item in hits:
         if item.id in excluded:
             continue
         kept.append((order, item))
-        for exclusion in rule.excludes:
-            if not (exclusion.unless_option and options.get(exclusion.unless_option)):
-                excluded.add(exclusion.pattern)
+        excluded |= excludes
     items = [item for _, item in sorted(kept, key=lambda k: (-k[1].tai, k[0]))]
     chicken = preset.chicken
     if chicken and it.form != FLOWER_WIN and sum(i.tai for i in items if i.id not in chicken.ignore) == 0:
@@ -319,20 +441,32 @@ def _score_one(it: Interpretation, preset: Preset, options: dict[str, Any], acti
     return items
 
 
+def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[int, list[ScoreItem], Interpretation]) -> bool:
+    """Whether a reading beats another: the highest total; ties go to the most patterns, then to
+    the patterns in a stable order, then to the decomposition's text (each built only on a tie)."""
+    (total, items, it), (best_total, best_items, best_it) = mine, theirs
+    if (total, len(items)) != (best_total, len(best_items)):
+        return (total, len(items)) > (best_total, len(best_items))
+    ranked, best_ranked = sorted((i.id, i.tai) for i in items), sorted((i.id, i.tai) for i in best_items)
+    if ranked != best_ranked:
+        return ranked > best_ranked
+    return repr(it.describe()) > repr(best_it.describe())
+
+
 def score(hand: Hand) -> ScoreResult:
     """Score ``hand`` under its preset; raises ``HandError`` when it cannot be scored."""
     preset = get_preset(hand.preset)
     options = preset.resolve_options(dict(hand.options))
-    best: tuple[Any, ...] | None = None
-    active = _active_rules(preset, options)
-    for it in interpretations(hand, preset, options):
-        items = _score_one(it, preset, options, active)
-        total = sum(i.tai for i in items)
-        # Highest total; ties go to the most patterns, then a stable textual order (built only on a tie).
-        key = (total, len(items), tuple(sorted((i.id, i.tai) for i in items)))
-        if best is None or key > best[0] or (key == best[0] and repr(it.describe()) > repr(best[1].describe())):
-            best = (key, it, items, total)
-    assert best is not None  # interpretations() raises rather than return nothing
-    _, it, items, total = best
+    plan = _rule_plan(preset, options, tuple(sorted(options.items())))
+    readings = interpretations(hand, preset, options)
+    situational = _situational_hits(readings[0], plan)
+    it = readings[0]
+    items = _score_one(it, preset, plan, situational)
+    total = sum(i.tai for i in items)
+    for other in readings[1:]:
+        other_items = _score_one(other, preset, plan, situational)
+        other_total = sum(i.tai for i in other_items)
+        if _outranks((other_total, other_items, other), (total, items, it)):
+            it, items, total = other, other_items, other_total
     payments = payments_for(hand, total) if hand.settlement else None
     return ScoreResult(preset.name, preset.unit, total, tuple(items), it, payments)

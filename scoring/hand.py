@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typing
 from collections import Counter
+from contextlib import suppress
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 from .errors import ErrorCode, TaicamError
@@ -107,15 +109,28 @@ class Hand:
 
 _HAND_KEYS = {"preset", "concealed", "melds", "flowers", "winning_tile", "options", "settlement"}
 CONTEXT_KEYS = tuple(f.name for f in CONTEXT_FIELDS)
+_KNOWN_KEYS = frozenset(_HAND_KEYS | set(CONTEXT_KEYS))
 # What every edge (form, query, flags) passes on to the hand JSON besides the tiles.
 SITUATION_KEYS = (*CONTEXT_KEYS, "options", "settlement")
 
 
+_AS_SET = {PLAYING_TILES: frozenset(PLAYING_TILES), FLOWERS: frozenset(FLOWERS)}  # a set answers `in` at once
+_FLOWER_ORDER = {code: i for i, code in enumerate(FLOWERS)}
+
+
 def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> str:
-    if not isinstance(value, str) or value not in allowed:
+    if not isinstance(value, str) or value not in _AS_SET[allowed]:
         kind = "flower (1f–8f)" if allowed is FLOWERS else "tile (1m–9m, 1p–9p, 1s–9s, 1z–7z)"
         raise HandError(ErrorCode.BAD_TILE, f"{where}: {value!r} is not a {kind}", {"tile": value})
     return value
+
+
+def _tiles(values: list, where: str) -> tuple[str, ...]:
+    """The tile codes in ``values``, or a ``HandError`` naming the first that is not one."""
+    with suppress(TypeError):  # an unhashable value: the slow path names it
+        if _AS_SET[PLAYING_TILES].issuperset(values):  # the usual case, checked in one pass
+            return tuple(values)
+    return tuple(_tile(v, where) for v in values)
 
 
 def _int(data: dict, key: str, default: int, low: int = 0) -> int:
@@ -129,7 +144,7 @@ def parse_hand(data: Any) -> Hand:
     """Build a ``Hand`` from the hand JSON, or raise ``HandError`` saying what is wrong."""
     if not isinstance(data, dict):
         raise HandError(ErrorCode.BAD_FIELD, "a hand must be a JSON object")
-    unknown = set(data) - _HAND_KEYS - set(CONTEXT_KEYS)
+    unknown = data.keys() - _KNOWN_KEYS
     if unknown:
         raise HandError(ErrorCode.BAD_FIELD, f"unknown field(s): {', '.join(sorted(unknown))}")
     for key in ("concealed", "winning_tile"):
@@ -137,7 +152,7 @@ def parse_hand(data: Any) -> Hand:
             raise HandError(ErrorCode.BAD_FIELD, f"missing field '{key}'")
     if not isinstance(data["concealed"], list):
         raise HandError(ErrorCode.BAD_FIELD, "'concealed' must be a list of tile codes")
-    concealed = tuple(_tile(t, "concealed") for t in data["concealed"])
+    concealed = _tiles(data["concealed"], "concealed")
     if data["winning_tile"] is None:
         raise HandError(ErrorCode.NO_WINNING_TILE, "the winning tile is unknown: set it apart from the hand or name it")
     winning = _tile(data["winning_tile"], "winning_tile")
@@ -145,8 +160,10 @@ def parse_hand(data: Any) -> Hand:
     flowers_raw = data.get("flowers") or []
     if not isinstance(flowers_raw, list):
         raise HandError(ErrorCode.BAD_FIELD, "'flowers' must be a list of flower codes")
-    flowers = tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=FLOWERS.index))
-    repeated = [f for f, n in Counter(flowers).items() if n > 1]
+    flowers = (
+        tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
+    )
+    repeated = [f for f, n in Counter(flowers).items() if n > 1] if len(set(flowers)) < len(flowers) else []
     if repeated:
         raise HandError(
             ErrorCode.DUPLICATE_FLOWER,
@@ -165,16 +182,23 @@ def parse_hand(data: Any) -> Hand:
     return hand
 
 
+_MELD_KEYS = frozenset({"kind", "tiles"})
+
+
 def _parse_meld(raw: Any, index: int) -> Meld:
     where = f"meld {index + 1}"
-    if not isinstance(raw, dict) or set(raw) != {"kind", "tiles"}:
+    if not isinstance(raw, dict) or raw.keys() != _MELD_KEYS:
         raise HandError(ErrorCode.BAD_MELD, f'{where}: write it as {{"kind": ..., "tiles": [...]}}')
     kind, tiles = raw["kind"], raw["tiles"]
     if kind not in MELD_KINDS:
         raise HandError(ErrorCode.BAD_MELD, f"{where}: kind must be one of {', '.join(MELD_KINDS)}, got {kind!r}")
     if not isinstance(tiles, list):
         raise HandError(ErrorCode.BAD_MELD, f"{where}: 'tiles' must be a list")
-    codes = tuple(_tile(t, where) for t in tiles)
+    codes = _tiles(tiles, where)
+    written = codes
+    known = _VALID_MELDS.get((kind, written))
+    if known is not None:
+        return known
     expected = 4 if kind in ("kong", "concealed_kong") else 3
     if len(codes) != expected:
         raise HandError(ErrorCode.BAD_MELD, f"{where}: a {kind} has {expected} tiles, got {len(codes)}")
@@ -189,7 +213,13 @@ def _parse_meld(raw: Any, index: int) -> Meld:
         codes = tuple(ordered)
     elif len(set(codes)) != 1:
         raise HandError(ErrorCode.BAD_MELD, f"{where}: a {kind} is {expected} identical tiles, got {' '.join(codes)}")
-    return Meld(kind, codes)
+    meld = _VALID_MELDS[kind, written] = Meld(kind, codes)
+    return meld
+
+
+# Melds already checked, by (kind, tiles as written). Only valid melds enter, and there are 228
+# of them (each chow in its 6 orders, each pung, kong and concealed kong), so it stays small.
+_VALID_MELDS: dict[tuple[str, tuple[str, ...]], Meld] = {}
 
 
 @dataclass(frozen=True)
@@ -229,7 +259,8 @@ _FIELD_RULES = tuple(_field_rule(spec) for spec in CONTEXT_FIELDS)
 
 
 def _parse_context(data: dict) -> WinContext:
-    context = WinContext(**{rule.name: rule.read(data) for rule in _FIELD_RULES})
+    # Only the fields given are read: the others keep their defaults, which need no checking.
+    context = _context(tuple((rule.name, rule.read(data)) for rule in _FIELD_RULES if rule.name in data))
     if context.robbing_kong and context.self_drawn:
         raise HandError(ErrorCode.BAD_CONTEXT, "robbing a kong wins on another player's tile, so self_drawn must be false")
     if context.heavenly and not context.dealer:
@@ -237,6 +268,12 @@ def _parse_context(data: dict) -> WinContext:
     if (context.earthly or context.human) and context.dealer:
         raise HandError(ErrorCode.BAD_CONTEXT, "地胡/人胡 are non-dealer wins; set dealer to false")
     return context
+
+
+@lru_cache(maxsize=1024)  # values come from callers (a streak is any whole number): bounded
+def _context(given: tuple[tuple[str, Any], ...]) -> WinContext:
+    """The one ``WinContext`` for these checked field values: situations repeat from hand to hand."""
+    return WinContext(**dict(given))
 
 
 def _parse_settlement(data: dict) -> Settlement | None:
@@ -269,7 +306,10 @@ def _check_counts(hand: Hand) -> None:
             f"a winning hand has 17 tiles counting each meld as 3; this one has {size} ({detail})",
             {"count": size},
         )
-    for tile, n in Counter(hand.all_tiles()).items():
+    held = Counter(hand.all_tiles())
+    if max(held.values()) <= 4:
+        return
+    for tile, n in held.items():
         if n > 4:
             raise HandError(
                 ErrorCode.TOO_MANY_COPIES,

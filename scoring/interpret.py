@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
 from .decompose import Counts, Group
-from .hand import Hand
+from .hand import CONTEXT_FIELDS, Hand
 from .tiles import PLAYING_TILES, SEAT_FLOWERS, TILE_INDEX, WIND_TILE
 
 DRAGON_IDX = (31, 32, 33)
@@ -30,6 +30,9 @@ SINGLE, SHANPON, CLOSED, EDGE, TWO_SIDED = "single", "shanpon", "closed", "edge"
 # Preset options read here rather than by a pattern: a preset may declare them.
 CONCEALED_KONG_IS_ANKE = "concealed_kong_is_anke"
 ENGINE_OPTIONS = (CONCEALED_KONG_IS_ANKE,)
+
+EVERYDAY_CONTEXT = ("self_drawn", "seat_wind", "round_wind", "dealer", "dealer_streak")
+RARE_CONTEXT_DEFAULTS = tuple((f.name, f.default) for f in CONTEXT_FIELDS if f.name not in EVERYDAY_CONTEXT)
 
 T = TypeVar("T")
 
@@ -55,6 +58,15 @@ class fact(Generic[T]):
         return value
 
 
+HONOURS_START = 27  # counts[27:] are the honours
+# The tiles of each set, by kind and first tile index (a chow's lowest tile).
+_SET_TILES: dict[str, dict[int, tuple[str, ...]]] = {
+    "chow": {i: tuple(PLAYING_TILES[i : i + 3]) for i in range(HONOURS_START) if i % 9 <= 6},
+    "pung": {i: (tile,) * 3 for i, tile in enumerate(PLAYING_TILES)},
+    "kong": {i: (tile,) * 4 for i, tile in enumerate(PLAYING_TILES)},
+}
+
+
 @dataclass(frozen=True)
 class SetView:
     """One of the five sets: from the concealed hand or a declared meld."""
@@ -68,13 +80,11 @@ class SetView:
 
     @property
     def is_pung(self) -> bool:
-        return self.kind in ("pung", "kong")
+        return self.kind != "chow"  # pung or kong
 
     @property
     def tiles(self) -> tuple[str, ...]:
-        if self.kind == "chow":
-            return tuple(PLAYING_TILES[self.index + k] for k in range(3))
-        return (PLAYING_TILES[self.index],) * (4 if self.kind == "kong" else 3)
+        return _SET_TILES[self.kind][self.index]
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,26 @@ class Interpretation:
     def opts(self) -> dict:
         return dict(self.options)
 
+    # What situational checks need, read once to skip them all when false.
+    @fact
+    def dealer_won(self) -> bool:
+        return self.ctx.dealer
+
+    @fact
+    def self_drawn(self) -> bool:
+        return self.ctx.self_drawn
+
+    @fact
+    def has_flowers(self) -> bool:
+        return bool(self.hand.flowers)
+
+    @fact
+    def rare_situation(self) -> bool:
+        """A situational fact beyond the everyday ones (self-draw, winds, dealer, streak) is set:
+        each rarer pattern (天胡, 搶槓, 海底, ...) needs its own, so a hand with none skips them all."""
+        ctx = self.ctx
+        return any(getattr(ctx, name) != default for name, default in RARE_CONTEXT_DEFAULTS)
+
     @fact
     def kinds_present(self) -> frozenset[int]:
         present = {i for i, n in enumerate(self.counts) if n}
@@ -105,15 +135,16 @@ class Interpretation:
 
     @fact
     def has_honours(self) -> bool:
-        return any(i >= 27 for i in self.kinds_present)
+        return any(self.counts[HONOURS_START:])
 
     @fact
     def suits(self) -> frozenset[int]:
-        return frozenset(i // 9 for i in self.kinds_present if i < 27)
+        counts = self.counts
+        return frozenset(suit for suit in range(3) if any(counts[9 * suit : 9 * suit + 9]))
 
     @fact
     def pungs(self) -> tuple[SetView, ...]:
-        return tuple(s for s in self.sets if s.is_pung)
+        return tuple(s for s in self.sets if s.kind != "chow")
 
     @fact
     def chows(self) -> tuple[SetView, ...]:
@@ -125,7 +156,7 @@ class Interpretation:
         return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
 
     def pung_of(self, index: int) -> bool:
-        return any(s.is_pung and s.index == index for s in self.sets)
+        return any(s.index == index and s.kind != "chow" for s in self.sets)
 
     @fact
     def dragon_pungs(self) -> int:
@@ -159,11 +190,57 @@ class Interpretation:
     @fact
     def all_melded(self) -> bool:
         """全求人 shape: five called melds and a single concealed tile."""
-        return self.open_melds == 5
+        return len(self.hand.melds) == 5 and self.open_melds == 5
 
     @fact
     def wait_count(self) -> int:
         return len(self.waits)
+
+    @fact
+    def chow_counts(self) -> dict[int, int]:
+        """How many chows start at each tile index (一般高 and its kin)."""
+        counts: dict[int, int] = {}
+        for s in self.chows:
+            counts[s.index] = counts.get(s.index, 0) + 1
+        return counts
+
+    @fact
+    def repeated_chows(self) -> bool:
+        """Some chow appears twice or more (一般高 and its kin need one)."""
+        return any(n >= 2 for n in self.chow_counts.values())
+
+    @fact
+    def honour_pungs(self) -> bool:
+        """Some pung or kong is of winds or dragons (every honour-pung pattern needs one)."""
+        return any(s.index >= HONOURS_START for s in self.pungs)
+
+    @fact
+    def shared_numbers(self) -> bool:
+        """Some suited set appears in two suits or more (姊妹, 三相逢)."""
+        return any(n >= 2 for n in self.same_number_suits)
+
+    @fact
+    def fours_in_hand(self) -> list[int]:
+        """Kinds held four times among the concealed sets and the pair (四歸一), never a kong."""
+        if 4 not in self.counts:  # what is in hand is never more than the whole hand
+            return []
+        return [i for i, n in enumerate(self.unmelded_counts) if n == 4]
+
+    @fact
+    def same_number_suits(self) -> list[int]:
+        """For each (kind, number) among the suited sets, how many suits carry it (姊妹, 三相逢)."""
+        seen: dict[tuple[str, int], set[int]] = {}
+        for s in self.sets:
+            if s.index >= HONOURS_START:
+                continue
+            key = ("chow" if s.kind == "chow" else "pung", s.index % 9)
+            seen.setdefault(key, set()).add(s.index // 9)
+        return [len(suits) for suits in seen.values()]
+
+    @fact
+    def chow_positions(self) -> dict[int, int]:
+        """Where each chow stands in ``sets``, by its first tile index (the last of twins)."""
+        return {s.index: i for i, s in enumerate(self.sets) if s.kind == "chow"}
 
     @fact
     def chow_starts(self) -> dict[int, SetView]:

@@ -25,6 +25,7 @@ from .interpret import (
     WIND_IDX,
     Interpretation,
     SetView,
+    fact,
 )
 from .tiles import PLAYING_TILES, chinese_name
 
@@ -55,6 +56,15 @@ class CheckSpec:
     check: Check
     params: type[Params]
     scores_flower_win: bool  # still counts when the hand is a 八仙過海/七搶一 flower win
+    # Reads only the situation (``it.ctx``, the flowers, the melds' kinds, whether the reading is a
+    # flower win), never the tiles' decomposition: the scorer runs it once per hand, not once per reading.
+    situational: bool
+    # The forms of reading on which it can score at all (it returns None on the others, so the
+    # scorer need not call it there); empty for every form.
+    forms: tuple[str, ...]
+    # A fact of the reading without which it never scores (several checks share one, so the scorer
+    # reads it once and skips them all); empty when there is none.
+    needs: str
 
 
 CHECKS: dict[str, Check] = {}
@@ -63,10 +73,20 @@ CHECK_SPECS: dict[str, CheckSpec] = {}
 TERMINAL_IDX = frozenset(i for i in range(27) if i % 9 in (0, 8))
 
 
-def check(pattern_id: str, params: type[Params] = NoParams, *, scores_flower_win: bool = False) -> Callable[[Check], Check]:
+def check(
+    pattern_id: str,
+    params: type[Params] = NoParams,
+    *,
+    scores_flower_win: bool = False,
+    situational: bool = False,
+    forms: tuple[str, ...] = (),
+    needs: str = "",
+) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
+        if needs and not isinstance(getattr(Interpretation, needs, None), fact):
+            raise TypeError(f"check {pattern_id!r} needs {needs!r}, which is not a fact of a reading")
         CHECKS[pattern_id] = func
-        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win)
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms, needs)
         return func
 
     return register
@@ -76,17 +96,13 @@ def _names(indices) -> str:
     return "、".join(chinese_name(PLAYING_TILES[i]) for i in indices)
 
 
-def _standard(it: Interpretation) -> bool:
-    return it.form == STANDARD
-
-
 # --- dealer ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DealerTotalParams(Params):
     only_with_streak: bool = False
 
 
-@check("dealer_total", DealerTotalParams)
+@check("dealer_total", DealerTotalParams, situational=True, needs="dealer_won")
 def dealer_total(it: Interpretation, p: DealerTotalParams) -> Hit:
     """莊家連N拉N / 臨庄: the dealer's 2N+1 as one entry."""
     if not it.ctx.dealer:
@@ -102,43 +118,43 @@ class DealerParams(Params):
     only_without_streak: bool = False
 
 
-@check("dealer", DealerParams)
+@check("dealer", DealerParams, situational=True, needs="dealer_won")
 def dealer(it: Interpretation, p: DealerParams) -> Hit:
     if not it.ctx.dealer or (p.only_without_streak and it.ctx.dealer_streak):
         return None
     return 1, "the dealer wins"
 
 
-@check("dealer_streak")
+@check("dealer_streak", situational=True, needs="dealer_won")
 def dealer_streak(it: Interpretation, p: NoParams) -> Hit:
     n = it.ctx.dealer_streak
     return (n, f"連{n}拉{n}: 2 per streak") if it.ctx.dealer and n else None
 
 
 # --- how the hand was won ----------------------------------------------------------------
-@check("self_draw")
+@check("self_draw", situational=True, needs="self_drawn")
 def self_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on own draw") if it.ctx.self_drawn and it.form != FLOWER_WIN else None
 
 
-@check("concealed")
+@check("concealed", situational=True)
 def concealed(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no chow, pung or exposed kong") if it.hand.is_concealed and it.form != FLOWER_WIN else None
 
 
-@check("concealed_self_draw")
+@check("concealed_self_draw", situational=True, needs="self_drawn")
 def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
     if it.hand.is_concealed and it.ctx.self_drawn and it.form != FLOWER_WIN:
         return 1, "concealed hand won on own draw"
     return None
 
 
-@check("declared_ready")
+@check("declared_ready", situational=True, needs="rare_situation")
 def declared_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "declared ready (聽牌)") if it.ctx.declared_ready else None
 
 
-@check("robbing_kong")
+@check("robbing_kong", situational=True, needs="rare_situation")
 def robbing_kong(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on a tile added to a kong") if it.ctx.robbing_kong else None
 
@@ -148,7 +164,7 @@ class KongFlowerParams(Params):
     flower_replacement: bool = True  # a flower replacement draw counts too
 
 
-@check("kong_flower", KongFlowerParams)
+@check("kong_flower", KongFlowerParams, situational=True, needs="self_drawn")
 def kong_flower(it: Interpretation, p: KongFlowerParams) -> Hit:
     if not it.ctx.self_drawn:
         return None
@@ -165,7 +181,7 @@ class ConsecutiveKongsParams(Params):
     exact: bool = False  # exactly ``kongs``, not more
 
 
-@check("consecutive_kongs", ConsecutiveKongsParams)
+@check("consecutive_kongs", ConsecutiveKongsParams, situational=True, needs="self_drawn")
 def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
     need = p.kongs
     n = it.ctx.consecutive_kongs
@@ -174,12 +190,12 @@ def consecutive_kongs(it: Interpretation, p: ConsecutiveKongsParams) -> Hit:
     return None
 
 
-@check("last_tile_draw")
+@check("last_tile_draw", situational=True, needs="self_drawn")
 def last_tile_draw(it: Interpretation, p: NoParams) -> Hit:
     return (1, "self-drawn on the last tile") if it.ctx.last_tile and it.ctx.self_drawn else None
 
 
-@check("last_discard")
+@check("last_discard", situational=True, needs="rare_situation")
 def last_discard(it: Interpretation, p: NoParams) -> Hit:
     return (1, "won on the last discard") if it.ctx.last_tile and not it.ctx.self_drawn else None
 
@@ -189,7 +205,7 @@ class HeavenlyWinParams(Params):
     allow_concealed_kong: bool = True
 
 
-@check("heavenly_win", HeavenlyWinParams)
+@check("heavenly_win", HeavenlyWinParams, situational=True, needs="rare_situation")
 def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     if not it.ctx.heavenly:
         return None
@@ -198,17 +214,17 @@ def heavenly_win(it: Interpretation, p: HeavenlyWinParams) -> Hit:
     return 1, "dealer's dealt hand is complete"
 
 
-@check("earthly_win")
+@check("earthly_win", situational=True, needs="rare_situation")
 def earthly_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer self-draws on the first draw") if it.ctx.earthly else None
 
 
-@check("human_win")
+@check("human_win", situational=True, needs="rare_situation")
 def human_win(it: Interpretation, p: NoParams) -> Hit:
     return (1, "non-dealer wins on a discard in the first go-round") if it.ctx.human else None
 
 
-@check("heavenly_ready")
+@check("heavenly_ready", situational=True, needs="dealer_won")
 def heavenly_ready(it: Interpretation, p: NoParams) -> Hit:
     return (1, "ready from the dealer's first discard") if it.ctx.heavenly_ready and it.ctx.dealer else None
 
@@ -218,7 +234,7 @@ class EarthlyReadyParams(Params):
     requires_concealed: bool = False
 
 
-@check("earthly_ready", EarthlyReadyParams)
+@check("earthly_ready", EarthlyReadyParams, situational=True, needs="rare_situation")
 def earthly_ready(it: Interpretation, p: EarthlyReadyParams) -> Hit:
     if not it.ctx.earthly_ready or (p.requires_concealed and not it.hand.is_concealed):
         return None
@@ -231,7 +247,7 @@ class OwnDiscardsParams(Params):
     above: int = -1
 
 
-@check("own_discards", OwnDiscardsParams)
+@check("own_discards", OwnDiscardsParams, situational=True, needs="rare_situation")
 def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
     n = it.ctx.own_discards
     if n is None or not (p.above < n <= p.at_most):
@@ -240,7 +256,7 @@ def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
 
 
 # --- flowers -------------------------------------------------------------------------------
-@check("seat_flower")
+@check("seat_flower", situational=True, needs="has_flowers")
 def seat_flower(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN:
         return None
@@ -257,7 +273,7 @@ class AnyFlowerParams(Params):
     seat_bonus: bool = False  # hk: one more per own-seat flower
 
 
-@check("any_flower", AnyFlowerParams)
+@check("any_flower", AnyFlowerParams, situational=True, needs="has_flowers")
 def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     """見花見台, or hk 花: every flower counts; hk adds one more for each own-seat flower."""
     if it.form == FLOWER_WIN or not it.hand.flowers:
@@ -269,47 +285,47 @@ def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     return units, why
 
 
-@check("flower_set")
+@check("flower_set", situational=True, needs="has_flowers")
 def flower_set(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or not it.flower_sets:
         return None
     return it.flower_sets, "all four 春夏秋冬 or 梅蘭菊竹"
 
 
-@check("eight_flowers", scores_flower_win=True)
+@check("eight_flowers", scores_flower_win=True, situational=True, needs="rare_situation")
 def eight_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "all eight flowers") if it.ctx.flower_win == "eight" else None
 
 
-@check("seven_rob_one", scores_flower_win=True)
+@check("seven_rob_one", scores_flower_win=True, situational=True, needs="rare_situation")
 def seven_rob_one(it: Interpretation, p: NoParams) -> Hit:
     return (1, "seven flowers robbing the eighth") if it.ctx.flower_win == "seven_rob_one" else None
 
 
 # --- honour sets -------------------------------------------------------------------------------
-@check("dragon_pung")
+@check("dragon_pung", needs="honour_pungs")
 def dragon_pung(it: Interpretation, p: NoParams) -> Hit:
     found = [s.index for s in it.pungs if s.index in DRAGON_IDX]
     return (len(found), f"pung of {_names(found)}") if found else None
 
 
-@check("round_wind_pung")
+@check("round_wind_pung", needs="honour_pungs")
 def round_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     return (1, f"pung of the round wind {_names([it.round_wind_index])}") if it.pung_of(it.round_wind_index) else None
 
 
-@check("seat_wind_pung")
+@check("seat_wind_pung", needs="honour_pungs")
 def seat_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     return (1, f"pung of the seat wind {_names([it.seat_wind_index])}") if it.pung_of(it.seat_wind_index) else None
 
 
-@check("any_wind_pung")
+@check("any_wind_pung", needs="honour_pungs")
 def any_wind_pung(it: Interpretation, p: NoParams) -> Hit:
     found = [s.index for s in it.pungs if s.index in WIND_IDX]
     return (len(found), f"pung of {_names(found)}") if found else None
 
 
-@check("honour_pung_bonus")
+@check("honour_pung_bonus", needs="honour_pungs")
 def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     """hk 字: 1 per honour pung, +1 dragon, +1 round wind, +1 seat wind; family sets excluded."""
     winds_used = (it.wind_pungs == 2 and it.pair in WIND_IDX) or it.wind_pungs >= 3
@@ -326,34 +342,34 @@ def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     return (units, "honour pungs: " + ", ".join(parts)) if units else None
 
 
-@check("small_dragons")
+@check("small_dragons", needs="honour_pungs")
 def small_dragons(it: Interpretation, p: NoParams) -> Hit:
     if it.dragon_pungs == 2 and it.pair in DRAGON_IDX:
         return 1, "two dragon pungs and a dragon pair"
     return None
 
 
-@check("big_dragons")
+@check("big_dragons", needs="honour_pungs")
 def big_dragons(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of 中、發、白") if it.dragon_pungs == 3 else None
 
 
-@check("small_three_winds")
+@check("small_three_winds", needs="honour_pungs")
 def small_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "two wind pungs and a wind pair") if it.wind_pungs == 2 and it.pair in WIND_IDX else None
 
 
-@check("big_three_winds")
+@check("big_three_winds", needs="honour_pungs")
 def big_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs") if it.wind_pungs == 3 else None
 
 
-@check("small_winds")
+@check("small_winds", needs="honour_pungs")
 def small_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs and a wind pair") if it.wind_pungs == 3 and it.pair in WIND_IDX else None
 
 
-@check("big_winds")
+@check("big_winds", needs="honour_pungs")
 def big_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of all four winds") if it.wind_pungs == 4 else None
 
@@ -379,7 +395,7 @@ def no_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no honour tile") if not it.has_honours and it.form != FLOWER_WIN else None
 
 
-@check("no_flowers")
+@check("no_flowers", situational=True)
 def no_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no flower") if not it.hand.flowers and it.form != FLOWER_WIN else None
 
@@ -417,9 +433,9 @@ def all_terminals(it: Interpretation, p: NoParams) -> Hit:
     return (1, "only 1s and 9s") if it.kinds_present and it.kinds_present <= TERMINAL_IDX else None
 
 
-@check("pair_258")
+@check("pair_258", forms=(STANDARD,))
 def pair_258(it: Interpretation, p: NoParams) -> Hit:
-    if not _standard(it) or it.pair is None or it.pair >= 27 or it.pair % 9 not in (1, 4, 7):
+    if it.form != STANDARD or it.pair is None or it.pair >= 27 or it.pair % 9 not in (1, 4, 7):
         return None
     return 1, f"pair of {_names([it.pair])}"
 
@@ -429,10 +445,10 @@ class FiveGatesParams(Params):
     pair_allowed: bool  # 小五門齊: one family only as the pair
 
 
-@check("five_gates", FiveGatesParams)
+@check("five_gates", FiveGatesParams, forms=(STANDARD,), needs="has_honours")
 def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
 
     def family(i: int) -> int:
@@ -469,10 +485,10 @@ class AllChowsParams(Params):
         )
 
 
-@check("all_chows", AllChowsParams)
+@check("all_chows", AllChowsParams, forms=(STANDARD,))
 def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     """平胡 family; ``params`` choose the preset's conditions."""
-    if not _standard(it) or it.chows != it.sets:
+    if it.form != STANDARD or it.chows != it.sets:
         return None
     if p.no_honours and it.has_honours:
         return None
@@ -489,9 +505,9 @@ def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     return 1, "five chows" + ("" if not p.two_sided else ", two-sided wait")
 
 
-@check("all_pungs")
+@check("all_pungs", forms=(STANDARD,))
 def all_pungs(it: Interpretation, p: NoParams) -> Hit:
-    return (1, "five pungs or kongs") if _standard(it) and len(it.pungs) == 5 else None
+    return (1, "five pungs or kongs") if it.form == STANDARD and len(it.pungs) == 5 else None
 
 
 @dataclass(frozen=True)
@@ -499,18 +515,18 @@ class ConcealedPungsParams(Params):
     count: int
 
 
-@check("concealed_pungs", ConcealedPungsParams)
+@check("concealed_pungs", ConcealedPungsParams, forms=(STANDARD,))
 def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     n = it.concealed_pungs
-    if not _standard(it) or n != p.count:
+    if it.form != STANDARD or n != p.count:
         return None
     return 1, f"{n} concealed pungs (暗刻)"
 
 
-@check("all_concealed_pungs_no_kong")
+@check("all_concealed_pungs_no_kong", forms=(STANDARD,))
 def all_concealed_pungs_no_kong(it: Interpretation, p: NoParams) -> Hit:
     """hk 簡簡糊: five concealed pungs and no kong anywhere."""
-    if not _standard(it) or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
+    if it.form != STANDARD or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
         return None
     return 1, "five concealed pungs, no kong"
 
@@ -520,9 +536,9 @@ class AllMeldedParams(Params):
     self_drawn: bool = False
 
 
-@check("all_melded", AllMeldedParams)
+@check("all_melded", AllMeldedParams, forms=(STANDARD,), needs="all_melded")
 def all_melded(it: Interpretation, p: AllMeldedParams) -> Hit:
-    if not _standard(it) or not it.all_melded:
+    if it.form != STANDARD or not it.all_melded:
         return None
     if it.ctx.self_drawn != p.self_drawn:
         return None
@@ -534,7 +550,7 @@ class KongsParams(Params):
     kind: Literal["kong", "concealed_kong"]
 
 
-@check("kongs", KongsParams)
+@check("kongs", KongsParams, situational=True)
 def kongs(it: Interpretation, p: KongsParams) -> Hit:
     n = sum(1 for m in it.hand.melds if m.kind == p.kind)
     return (n, f"{n} {'concealed' if p.kind == 'concealed_kong' else 'exposed'} kong(s)") if n else None
@@ -551,10 +567,10 @@ class WaitParams(Params):
         return (self.any_count_option,) if self.any_count_option else ()
 
 
-@check("wait", WaitParams)
+@check("wait", WaitParams, forms=(STANDARD,))
 def wait(it: Interpretation, p: WaitParams) -> Hit:
     """邊張/崁張/獨聽/獨獨/假獨: the wait shape in ``shapes`` with |W| = 1 (or ``multi``)."""
-    if not _standard(it) or it.wait not in p.shapes:
+    if it.form != STANDARD or it.wait not in p.shapes:
         return None
     lone = it.wait_count == 1
     if p.multi:
@@ -566,17 +582,12 @@ def wait(it: Interpretation, p: WaitParams) -> Hit:
     return 1, f"{names.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
 
 
-@check("shanpon")
+@check("shanpon", forms=(STANDARD,))
 def shanpon(it: Interpretation, p: NoParams) -> Hit:
-    return (1, "won on one of two pairs (對碰)") if _standard(it) and it.wait == SHANPON else None
+    return (1, "won on one of two pairs (對碰)") if it.form == STANDARD and it.wait == SHANPON else None
 
 
 # --- hk sequences ----------------------------------------------------------------------------
-def _chow_counts(it: Interpretation) -> dict[int, int]:
-    counts: dict[int, int] = {}
-    for s in it.chows:
-        counts[s.index] = counts.get(s.index, 0) + 1
-    return counts
 
 
 @dataclass(frozen=True)
@@ -584,44 +595,41 @@ class IdenticalChowsParams(Params):
     level: Literal["single", "double", "triple"]
 
 
-@check("identical_chows", IdenticalChowsParams)
+@check("identical_chows", IdenticalChowsParams, forms=(STANDARD,), needs="repeated_chows")
 def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
-    counts = _chow_counts(it)
+    counts = it.chow_counts
     triple = sum(1 for n in counts.values() if n >= 3)
     pairs = sum(1 for n in counts.values() if n == 2) + sum(1 for n in counts.values() if n >= 4)
     level = {"triple": triple >= 1, "double": pairs >= 2, "single": pairs == 1 and not triple}
     return (1, "identical chows in one suit") if level[p.level] else None
 
 
-def _same_number_groups(it: Interpretation) -> list[int]:
-    """For each (kind, number), how many suits carry it — for 姊妹 and 三相逄."""
-    seen: dict[tuple[str, int], set[int]] = {}
-    for s in it.sets:
-        if s.index >= 27:
-            continue
-        key = ("chow" if s.kind == "chow" else "pung", s.index % 9)
-        seen.setdefault(key, set()).add(s.index // 9)
-    return [len(suits) for suits in seen.values()]
-
-
-@check("sisters")
+@check("sisters", forms=(STANDARD,), needs="shared_numbers")
 def sisters(it: Interpretation, p: NoParams) -> Hit:
-    n = sum(1 for k in _same_number_groups(it) if k == 2) if _standard(it) else 0
+    n = sum(1 for k in it.same_number_suits if k == 2) if it.form == STANDARD else 0
     return (n, "same sets in two suits") if n else None
 
 
-@check("three_suit_sets")
+@check("three_suit_sets", forms=(STANDARD,), needs="shared_numbers")
 def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
-    n = sum(1 for k in _same_number_groups(it) if k == 3) if _standard(it) else 0
+    n = sum(1 for k in it.same_number_suits if k == 3) if it.form == STANDARD else 0
     return (n, "same sets in all three suits") if n else None
 
 
 def _hidden_chow(it: Interpretation, s: SetView) -> bool:
-    completed_by_discard = not it.ctx.self_drawn and it.winning_group is not None and it.sets[it.winning_group] is s
-    return not s.melded and not completed_by_discard
+    """Concealed, and not the chow a discard completed. Of twin chows 清龍 takes the last, so the
+    winning group is compared with the last position that chow holds.
+
+    A pair won on a discard (winning group -1) reads as the last set, as ``sets[-1]`` always
+    did: a quirk kept so that no score changes here (it costs 清龍(暗) when that set is the chow).
+    """
+    if it.ctx.self_drawn or it.winning_group is None:
+        return not s.melded
+    completed = it.winning_group % len(it.sets)
+    return not s.melded and completed != it.chow_positions[s.index]
 
 
 @dataclass(frozen=True)
@@ -630,9 +638,9 @@ class DragonParams(Params):
     hidden: bool
 
 
-@check("dragon", DragonParams)
+@check("dragon", DragonParams, forms=(STANDARD,), needs="dragon_chows")
 def dragon(it: Interpretation, p: DragonParams) -> Hit:
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
     found = it.dragon_chows
     if not found or found[0] != p.kind:
@@ -650,12 +658,12 @@ class FourInHandParams(Params):
     variant: Literal["single", "double", "pair"]
 
 
-@check("four_in_hand", FourInHandParams)
+@check("four_in_hand", FourInHandParams, forms=(STANDARD,), needs="fours_in_hand")
 def four_in_hand(it: Interpretation, p: FourInHandParams) -> Hit:
     """四歸一 family: all four copies among concealed tiles and the winning tile, not a kong."""
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
-    fours = [i for i, n in enumerate(it.unmelded_counts) if n == 4]
+    fours = it.fours_in_hand
     two_as_pair = [i for i in fours if i == it.pair]
     variant = p.variant
     if variant == "pair" and two_as_pair:
@@ -673,9 +681,9 @@ class OldYoungParams(Params):
     variant: Literal["plain", "double", "honour_pair", "terminal_pair"]
 
 
-@check("old_young", OldYoungParams)
+@check("old_young", OldYoungParams, forms=(STANDARD,), needs="old_young_suits")
 def old_young(it: Interpretation, p: OldYoungParams) -> Hit:
-    if not _standard(it):
+    if it.form != STANDARD:
         return None
     found = it.old_young_suits
     variant = p.variant
@@ -698,7 +706,7 @@ class PairsAndTripletParams(Params):
     variant: Literal["plain", "eight_pairs_wait", "one_four", "two_fours"] = "plain"
 
 
-@check("pairs_and_triplet", PairsAndTripletParams)
+@check("pairs_and_triplet", PairsAndTripletParams, forms=(PAIRS_AND_TRIPLET,))
 def pairs_and_triplet(it: Interpretation, p: PairsAndTripletParams) -> Hit:
     if it.form != PAIRS_AND_TRIPLET:
         return None
@@ -723,7 +731,7 @@ class ThirteenOrphansParams(Params):
     terminal_pung: bool  # the extra set is a 么九 pung
 
 
-@check("thirteen_orphans", ThirteenOrphansParams)
+@check("thirteen_orphans", ThirteenOrphansParams, forms=(THIRTEEN_ORPHANS,))
 def thirteen_orphans(it: Interpretation, p: ThirteenOrphansParams) -> Hit:
     if it.form != THIRTEEN_ORPHANS:
         return None
@@ -734,6 +742,6 @@ def thirteen_orphans(it: Interpretation, p: ThirteenOrphansParams) -> Hit:
     return 1, "thirteen orphans plus a set" + (" that is a 么九 pung" if terminal_pung else "")
 
 
-@check("sixteen_unrelated")
+@check("sixteen_unrelated", forms=(SIXTEEN_UNRELATED,))
 def sixteen_unrelated(it: Interpretation, p: NoParams) -> Hit:
     return (1, "sixteen unrelated kinds and a pair") if it.form == SIXTEEN_UNRELATED else None
