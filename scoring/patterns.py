@@ -621,12 +621,10 @@ def three_suit_sets(it: Interpretation, p: NoParams) -> Hit:
 
 def _hidden_chow(it: Interpretation, s: SetView) -> bool:
     """Concealed, and not the chow a discard completed. Of twin chows 清龍 takes the last, so the
-    winning group is compared with the last position that chow holds.
-
-    A pair won on a discard (winning group -1) reads as the last set, as ``sets[-1]`` always
-    did: a quirk kept so that no score changes here (it costs 清龍(暗) when that set is the chow).
+    winning group is compared with the last position that chow holds. A discard that completed
+    the pair (winning group -1) completed no chow.
     """
-    if it.ctx.self_drawn or it.winning_group is None:
+    if it.ctx.self_drawn or it.winning_group is None or it.winning_group < 0:
         return not s.melded
     completed = it.winning_group % len(it.sets)
     return not s.melded and completed != it.chow_positions[s.index]

@@ -200,3 +200,10 @@ def test_dealer_then_streak_replaces_it():
     assert hk(*hand, dealer=True)["庄"] == 1
     found = hk(*hand, dealer=True, dealer_streak=2)
     assert found["臨庄"] == 5 and "庄" not in found
+
+
+def test_a_discard_completing_the_pair_leaves_the_dragon_concealed():
+    # The 7s discard pairs the 7s in hand; 123-456-789 were all in hand, so 清龍 is 暗 as when self-drawn.
+    on_discard = hk("123s 123s 444s 456s 789s 7s", "7s")
+    assert on_discard["清龍(暗)"] == 15 and "清龍(明)" not in on_discard
+    assert hk("123s 123s 444s 456s 789s 7s", "7s", self_drawn=True)["清龍(暗)"] == 15
