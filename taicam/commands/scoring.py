@@ -10,7 +10,8 @@ from ..display import rules_lines
 
 
 def _cmd_score_hand(args: argparse.Namespace) -> int:
-    from scoring.api import score_many_json
+    from scoring.api import contract_error, score_each, score_hand
+    from scoring.hand import HandError
 
     try:
         data = read_json(args.file)
@@ -20,9 +21,16 @@ def _cmd_score_hand(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as error:
         print_json({"error": {"code": "bad_json", "message": f"{args.file} is not JSON: {error}"}})
         return 2
-    result, ok = score_many_json(data)
-    print_json(result)
-    return 0 if ok else 2
+    if isinstance(data, list):  # an array scores several hands, each answered in its place
+        outcomes = score_each(data)
+        print_json([contract_error(o) if isinstance(o, HandError) else o for o in outcomes])
+        return 2 if any(isinstance(o, HandError) for o in outcomes) else 0
+    try:
+        print_json(score_hand(data))
+    except HandError as error:
+        print_json(contract_error(error))
+        return 2
+    return 0
 
 
 def _cmd_waits(args: argparse.Namespace) -> int:
