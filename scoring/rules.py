@@ -71,7 +71,7 @@ class Chicken:
 class Preset:
     name: str
     unit: str
-    seed: str
+    seed: str  # the rule set this preset reads, in words (the JSON key keeps its old name)
     description: str
     forms: tuple[str, ...]
     options: tuple[tuple[str, Any], ...]  # name → default

@@ -1,4 +1,4 @@
-"""Payments and the 拉 ledger, including the seeds' own worked examples."""
+"""Payments and the 拉 ledger, including the worked examples of the rule sets the presets read."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from tests.scoring_helpers import hand, refusal, scored
 SIX_TAI_APP = hand("456m 789m 111z 55m 67m", "8m", ("chow:123m",), flowers="2f", preset="app", seat_wind="S", round_wind="E")
 
 
-def test_seed_004_example_discard_pays_base_plus_tai():
+def test_the_app_rules_page_example_discard_pays_base_plus_tai():
     result = scored({**SIX_TAI_APP, "settlement": {"base": 50, "per_tai": 20, "discarder_seat": "N"}})
     assert result["total"] == 6
     assert result["payments"] == {"N": 170}
 
 
-def test_seed_003_example_dealer_self_draws_16_fan_each_pays_26():
+def test_the_hong_kong_variant_example_dealer_self_draws_16_fan_each_pays_26():
     data = hand(
         "1m 22m 333m 44m 5m 5p 6p 77p 8p 44z", "6p", flowers="4f", preset="hk", self_drawn=True, dealer=True, seat_wind="E"
     )
@@ -60,7 +60,7 @@ def test_discard_win_without_discarder_is_an_error():
     assert error.code == "bad_field" and "discarder_seat" in error.message
 
 
-def test_seed_003_la_example():
+def test_the_hong_kong_variant_la_settlement_example():
     ledger = LaLedger()
     assert ledger.record("E", {"S": 26, "W": 26, "N": 26}) == []
     assert ledger.record("E", {"S": 20, "W": 20, "N": 20}) == []
