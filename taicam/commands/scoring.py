@@ -86,6 +86,7 @@ def _parse_meld_text(text: str) -> dict:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
+    from scoring.errors import ErrorCode, TaicamError
     from scoring.rules import get_preset, load_presets
 
     chosen = [get_preset(args.preset)] if args.preset else list(load_presets().values())
@@ -93,6 +94,11 @@ def _cmd_rules(args: argparse.Namespace) -> int:
         print_json([p.to_json() for p in chosen])
         return 0
     overrides = dict(args.option or [])
+    known = {name for preset in chosen for name, _ in preset.options}
+    unknown = sorted(set(overrides) - known)
+    if unknown:  # a misspelt option would otherwise be dropped in silence
+        names = ", ".join(sorted(known)) or "none"
+        raise TaicamError(ErrorCode.UNKNOWN_OPTION, f"no preset listed has option '{unknown[0]}' (options: {names})")
     for preset in chosen:
         # Options a preset does not have are left out, so --option zimo_tai=1 reads across presets.
         options = preset.resolve_options({k: v for k, v in overrides.items() if k in dict(preset.options)})
