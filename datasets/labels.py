@@ -629,8 +629,6 @@ def split_of(session: str, val_fraction: float) -> str:
 
 def hand_issues(codes: list[str]) -> list[str]:
     """Why the tiles of an image cannot be one legal hand (for the review queue)."""
-    from scoring.api import score_hand_json
-
     playing = [c for c in codes if c[1] in "mpsz" and c != "back"]
     issues = [f"{n} copies of {c}" for c, n in Counter(playing).items() if n > 4]
     if not playing:
@@ -640,12 +638,24 @@ def hand_issues(codes: list[str]) -> list[str]:
         return issues
     if len(playing) == 17 and not issues:
         legal = any(
-            score_hand_json({"concealed": playing[:i] + playing[i + 1 :], "winning_tile": playing[i], "preset": "hk"})[1]
+            _scores({"concealed": playing[:i] + playing[i + 1 :], "winning_tile": playing[i], "preset": "hk"})
             for i in range(17)
         )
         if not legal:
             issues.append("no decomposition into a legal hand")
     return issues
+
+
+def _scores(hand: dict[str, Any]) -> bool:
+    """Whether a hand JSON is a legal winning hand (any preset would do; ``hk`` knows the most forms)."""
+    from scoring.api import score_hand
+    from scoring.hand import HandError
+
+    try:
+        score_hand(hand)
+    except HandError:
+        return False
+    return True
 
 
 def _class_names(root: Path) -> list[str]:

@@ -1,4 +1,7 @@
-"""JSON in, JSON out: the contract behind ``taicam score-hand`` and ``POST /v1/score/hand``."""
+"""JSON in, JSON out: the contract behind ``taicam score-hand`` and ``POST /v1/score/hand``.
+
+A hand that cannot be scored raises ``HandError``; nothing here answers with an ``ok`` flag.
+"""
 
 from __future__ import annotations
 
@@ -25,20 +28,19 @@ def contract_error(error: HandError) -> dict[str, Any]:
     return {"error": {"code": error.code, "message": error.message}}
 
 
-def score_hand_json(data: Any) -> tuple[dict[str, Any], bool]:
-    """Score one hand JSON object; returns (result or error object, ok)."""
-    try:
-        return score_hand(data), True
-    except HandError as error:
-        return contract_error(error), False
+def score_each(hands: list[Any]) -> list[dict[str, Any] | HandError]:
+    """Each hand's score JSON, or the ``HandError`` that refused it, in the order given.
 
-
-def score_many_json(data: Any) -> tuple[Any, bool]:
-    """One hand object, or an array of them (results in the same order)."""
-    if isinstance(data, list):
-        results = [score_hand_json(item) for item in data]
-        return [r for r, _ in results], all(ok for _, ok in results)
-    return score_hand_json(data)
+    An array is scored whole: one refused hand does not stop the others. The edges decide how a
+    refusal reads (score-hand prints ``contract_error``; HTTP keeps the details).
+    """
+    outcomes: list[dict[str, Any] | HandError] = []
+    for data in hands:
+        try:
+            outcomes.append(score_hand(data))
+        except HandError as error:
+            outcomes.append(error)
+    return outcomes
 
 
 def waits_json(data: Any) -> dict[str, Any]:
@@ -56,7 +58,7 @@ def waits_json(data: Any) -> dict[str, Any]:
     # Parse with a stand-in winning tile to reuse every check; then score each real wait.
     melds = data.get("melds") or []
     if not isinstance(melds, list) or not all(isinstance(m, dict) and isinstance(m.get("tiles", []), list) for m in melds):
-        raise HandError("bad_field", "'melds' must be a list of objects, each with a list of 'tiles'")
+        raise HandError(ErrorCode.BAD_FIELD, "'melds' must be a list of objects, each with a list of 'tiles'")
     size = len(concealed) + 3 * len(melds)
     if size != HAND_TILES - 1:  # the waits are of the hand before its winning tile
         raise HandError(
@@ -70,7 +72,7 @@ def waits_json(data: Any) -> dict[str, Any]:
         held.extend(meld.get("tiles", []))
     stand_in = next((t for t in PLAYING_TILES if held.count(t) < 4), None)
     if stand_in is None:
-        raise HandError("too_many_copies", "every tile is already held four times: this is not a hand")
+        raise HandError(ErrorCode.TOO_MANY_COPIES, "every tile is already held four times: this is not a hand")
     probe = parse_hand({**data, "winning_tile": stand_in, "settlement": None})
     preset = get_preset(probe.preset)
     meld_tiles = [t for m in probe.melds for t in m.tiles]

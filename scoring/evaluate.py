@@ -23,6 +23,7 @@ from .decompose import (
     thirteen_orphans_split,
     to_counts,
 )
+from .errors import ErrorCode
 from .hand import Hand, HandError, Meld
 from .interpret import (
     FLOWER_WIN,
@@ -276,7 +277,7 @@ def _not_winning(hand: Hand, preset: Preset, waits: frozenset[int]) -> HandError
             f"not a winning hand under '{preset.name}': the tiles do not form 5 sets and a pair"
             f" with {chinese_name(tile)} ({tile}), and no tile would complete the 16 before it"
         )
-    return HandError("not_winning", message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
+    return HandError(ErrorCode.NOT_WINNING, message, {"waits": [PLAYING_TILES[i] for i in sorted(waits)]})
 
 
 K = TypeVar("K")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import ErrorCode
 from .hand import Hand, HandError
 from .tiles import WIND_LETTERS
 
@@ -23,9 +24,9 @@ def payers_of(hand: Hand) -> list[str]:
     discarder = settlement.discarder_seat if settlement else None
     if discarder is None:
         who = "the robbed player" if ctx.flower_win == "seven_rob_one" else "the discarder"
-        raise HandError("bad_field", f"settlement needs 'discarder_seat' ({who}) for a win that is not self-drawn")
+        raise HandError(ErrorCode.BAD_FIELD, f"settlement needs 'discarder_seat' ({who}) for a win that is not self-drawn")
     if discarder == winner:
-        raise HandError("bad_field", f"the discarder ({discarder}) cannot be the winner's own seat")
+        raise HandError(ErrorCode.BAD_FIELD, f"the discarder ({discarder}) cannot be the winner's own seat")
     return [discarder]
 
 

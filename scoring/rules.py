@@ -26,6 +26,9 @@ FORMS = ("standard", "pairs_and_triplet", "thirteen_orphans", "sixteen_unrelated
 _PRESET_KEYS = {"name", "unit", "seed", "description", "forms", "options", "patterns", "chicken", "flower_win_keeps"}
 _PATTERN_KEYS = {"id", "name", "check", "tai", "params", "excludes", "when_option", "unless_option", "note"}
 _OPTION_KEYS = {"default", "meaning"}
+# A count option (台 for a plain 自摸, say) above this is a slip of the keyboard: it is over 8 times the
+# largest pattern of any bundled preset (120 番), and a hand over the ledger's 10,000 台 cannot be recorded.
+MAX_OPTION_TAI = 1000
 _CHICKEN_KEYS = {"id", "name", "tai", "ignore", "drops"}
 
 
@@ -71,7 +74,7 @@ class Chicken:
 class Preset:
     name: str
     unit: str
-    seed: str
+    seed: str  # the rule set this preset reads, in words (the JSON key keeps its old name)
     description: str
     forms: tuple[str, ...]
     options: tuple[tuple[str, Any], ...]  # name → default
@@ -133,11 +136,14 @@ def option_value_problem(default: Any, value: Any) -> str | None:
 
     Options are switches (true/false) or counts of 台 (whole numbers ≥ 0).
     """
+    shown = json.dumps(value, ensure_ascii=False)  # as the preset JSON and the hand JSON spell it
     if isinstance(default, bool):
-        return None if isinstance(value, bool) else f"takes true or false, got {value!r}"
+        return None if isinstance(value, bool) else f"takes true or false, got {shown}"
     if not isinstance(value, int) or isinstance(value, bool):
-        return f"takes a whole number, got {value!r}"
-    return None if value >= 0 else f"takes a whole number ≥ 0, got {value!r}"
+        return f"takes a whole number, got {shown}"
+    if value < 0:
+        return f"takes a whole number ≥ 0, got {shown}"
+    return None if value <= MAX_OPTION_TAI else f"takes at most {MAX_OPTION_TAI}, got {shown}"
 
 
 def _value_fits(value: Any, expected: Any) -> tuple[bool, Any]:

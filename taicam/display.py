@@ -79,7 +79,12 @@ def rules_lines(preset: Any, options: dict[str, Any]) -> list[str]:
         option_width = max(len(f"{name} = {options[name]}") for name, _ in preset.options) + 2
         lines.append('  options (set with --option NAME=VALUE, the hand JSON\'s "options", or a house preset):')
         for name, default in preset.options:
-            shown = f"{name} = {str(options[name]).lower() if isinstance(default, bool) else options[name]}"
-            changed = "" if options[name] == default else f" (default {default})"
+            shown = f"{name} = {_option_text(options[name])}"
+            changed = "" if options[name] == default else f" (default {_option_text(default)})"
             lines.append(f"    {pad(shown, option_width)}{meanings.get(name, '')}{changed}")
     return lines
+
+
+def _option_text(value: object) -> str:
+    """An option value as the preset JSON and ``--option`` spell it: true/false, not True/False."""
+    return str(value).lower() if isinstance(value, bool) else str(value)

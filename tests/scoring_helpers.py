@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.api import score_hand_json
+import pytest
+
+from scoring.api import contract_error, score_each, score_hand
+from scoring.hand import HandError
 from scoring.tiles import parse_tiles
 
 
@@ -27,14 +30,32 @@ def patterns(
     concealed: str, win: str, melds: tuple[str, ...] = (), flowers: str = "", preset: str = "taiwan", **fields: Any
 ) -> dict[str, int]:
     """{pattern name: 台} of the best reading; fails the test on an error."""
-    result, ok = score_hand_json(hand(concealed, win, melds, flowers, preset, **fields))
-    assert ok, result
+    result = scored(hand(concealed, win, melds, flowers, preset, **fields))
     found = {p["name"]: p["tai"] for p in result["patterns"]}
     assert sum(found.values()) == result["total"]
     return found
 
 
+def scored(data: Any) -> dict[str, Any]:
+    """The score JSON of one hand; fails the test, with the error, when the hand is refused."""
+    try:
+        return score_hand(data)
+    except HandError as error:
+        pytest.fail(f"refused: {error.to_json()}")
+
+
+def refusal(data: Any) -> HandError:
+    """The error a hand is refused with; fails the test when it scores (or raises anything else)."""
+    with pytest.raises(HandError) as caught:
+        score_hand(data)
+    return caught.value
+
+
+def answer(data: Any) -> dict[str, Any]:
+    """What ``taicam score-hand`` prints for one hand: its score JSON or the contract error."""
+    (outcome,) = score_each([data])
+    return contract_error(outcome) if isinstance(outcome, HandError) else outcome
+
+
 def error_code(data: Any) -> str:
-    result, ok = score_hand_json(data)
-    assert not ok, result
-    return result["error"]["code"]
+    return refusal(data).code

@@ -39,6 +39,7 @@ MORE_BAD_ARGUMENTS = [
     ["score", "photo.jpg", "--dealer-streak", "-1"],
     ["live", "--video", "table.mp4", "--preset", "nope"],
     ["rules", "--preset", "nope", "--json"],
+    ["rules", "--preset", "app", "--option", "zimo_taj=2"],  # misspelt: once shown unchanged, exit 0
     ["eval", "--data", "/no/such/folder"],
     ["train", "--data", "/no/such/folder"],
     ["label", "--data", "a-file", "--no-serve"],  # a file where a folder should be

@@ -30,3 +30,9 @@ def test_rules_columns_line_up_and_name_what_they_exclude():
     assert not any(re.search(r"[a-z]+_[a-z]+", line.split("不計")[1]) for line in pattern_lines if "不計" in line)
     assert any(line.strip().startswith("自摸") and re.search(r"\b2\s+\(option zimo_tai\)", line) for line in pattern_lines)
     assert any("zimo_tai = 2" in line and "(default 0)" in line for line in lines)
+
+
+def test_a_changed_true_or_false_option_shows_its_default_as_the_json_spells_it():
+    preset = load_presets()["taiwan"]
+    lines = rules_lines(preset, preset.resolve_options({"kong_tai": True}))
+    assert any("kong_tai = true" in line and line.endswith("(default false)") for line in lines), lines

@@ -44,7 +44,8 @@ def test_round_wind_moves_after_the_deal_goes_round_and_seats_swap_when_asked(le
     assert {p["name"]: p["seat"] for p in state["players"]} == {"A": "S", "B": "E", "C": "N", "D": "W"}
 
 
-def test_la_settlement_follows_seed_003(ledger):
+def test_la_settlement_follows_the_hong_kong_variant(ledger):
+    """The Hong Kong variant's worked example: a dealer's 16-番 self-draw leaves each loser 26 in front."""
     table = ledger.create_table("HK", ["A", "B", "C", "D"], base=10, per_tai=1, preset="hk", options={"la": True})["id"]
     state = ledger.record_win(table, "E", 16, self_drawn=True)
     assert state["standing"] == {"S": 26, "W": 26, "N": 26} and all(p["balance"] == 0 for p in state["players"])

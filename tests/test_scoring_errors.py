@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.api import score_hand_json, waits_json
+from scoring.api import waits_json
 from scoring.hand import HandError
-from tests.scoring_helpers import error_code, hand
+from tests.scoring_helpers import error_code, hand, refusal
 
 GOOD = hand("123m 456m 789p 234s 55p 67s", "8s")
 
 
 def message(data) -> str:
-    result, ok = score_hand_json(data)
-    assert not ok
-    return result["error"]["message"]
+    return refusal(data).message
 
 
 def test_wrong_tile_count_says_how_many():
@@ -100,3 +98,14 @@ def test_waits_with_the_wrong_count_speaks_of_the_16_tiles_before_the_win():
         waits_json({"concealed": ["1m", "2m", "3m", "4m", "5m", "6m"]})
     assert error.value.code == "tile_count" and error.value.details == {"count": 6}
     assert "16 tiles" in error.value.message and "17" not in error.value.message
+
+
+def test_an_array_of_hands_answers_each_in_its_place_with_a_score_or_the_error_itself():
+    """No (dict, ok) pairs: a refused hand is its HandError, details and all, for the edge to word."""
+    from scoring.api import score_each
+
+    good, wrong_tile, not_an_object = score_each([GOOD, {**GOOD, "winning_tile": "9p"}, 7])
+    assert good["total"] == sum(p["tai"] for p in good["patterns"])
+    assert isinstance(wrong_tile, HandError) and wrong_tile.code == "not_winning"
+    assert wrong_tile.details == {"waits": ["5s", "8s"]}
+    assert isinstance(not_an_object, HandError) and not_an_object.code == "bad_field"

@@ -19,12 +19,11 @@ from hypothesis import strategies as st
 
 from scoring import evaluate
 from scoring import hand as scoring_hand
-from scoring.api import score_hand_json
 from scoring.hand import HandError, _parse_meld
 from scoring.patterns import CHECK_SPECS, check
 from scoring.tiles import FLOWERS, HONOURS, PLAYING_TILES
+from tests.scoring_helpers import answer, patterns, scored
 from tests.scoring_helpers import hand as notation_hand
-from tests.scoring_helpers import patterns
 from tests.test_scoring_properties import PRESETS, legal_hands
 
 RARE_FLAGS = ("last_tile", "kong_replacement", "flower_replacement", "declared_ready", "heavenly_ready", "earthly_ready")
@@ -115,18 +114,17 @@ SPECIAL_HANDS = [
 @settings(max_examples=500)
 @given(situations())
 def test_the_fast_path_scores_every_hand_as_the_plain_evaluation(hand):
-    fast = score_hand_json(hand)
+    fast = answer(hand)
     with every_rule_on_every_reading():
-        plain = score_hand_json(hand)
+        plain = answer(hand)
     assert fast == plain
 
 
 @pytest.mark.parametrize("hand", SPECIAL_HANDS)
 def test_the_fast_path_scores_special_forms_and_flower_wins_as_the_plain_evaluation(hand):
-    fast = score_hand_json(hand)
-    assert fast[1], fast
+    fast = scored(hand)
     with every_rule_on_every_reading():
-        assert score_hand_json(hand) == fast
+        assert scored(hand) == fast
 
 
 def test_a_check_cannot_need_what_a_reading_does_not_have():

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from scoring.api import score_hand_json
+from scoring.api import contract_error
 from scoring.tiles import FLOWERS, HONOURS, PLAYING_TILES, SUITED
 from tests.scoring_helpers import hand as notation_hand
+from tests.scoring_helpers import refusal, scored
 
 PRESETS = ("taiwan", "app", "hk")
 
@@ -86,11 +87,10 @@ def tiles_of(hand: dict) -> Counter:
 @settings(max_examples=300)
 @given(legal_hands(), st.randoms())
 def test_score_is_independent_of_tile_order(hand, rng):
-    first, ok = score_hand_json(hand)
-    assert ok, first
+    first = scored(hand)
     shuffled = list(hand["concealed"])
     rng.shuffle(shuffled)
-    second, _ = score_hand_json({**hand, "concealed": shuffled, "flowers": sorted(hand["flowers"], reverse=True)})
+    second = scored({**hand, "concealed": shuffled, "flowers": sorted(hand["flowers"], reverse=True)})
     assert (second["total"], second["patterns"]) == (first["total"], first["patterns"])
 
 
@@ -98,8 +98,7 @@ def test_score_is_independent_of_tile_order(hand, rng):
 @given(legal_hands())
 @example(PAIRS_AND_TRIPLET_HAND)
 def test_total_is_the_sum_and_decomposition_uses_all_17_tiles(hand):
-    result, ok = score_hand_json(hand)
-    assert ok, result
+    result = scored(hand)
     assert result["total"] == sum(p["tai"] for p in result["patterns"])
     used = Counter(t for group in result["decomposition"] for t in group["tiles"])
     assert used == tiles_of(hand)
@@ -125,8 +124,7 @@ def test_invalid_hands_give_an_error_never_an_exception(hand, mutation, data):
             broken["concealed"][i] = tile
     else:
         broken["melds"] = [*hand["melds"], {"kind": "chow", "tiles": ["9m", "1p", "2p"]}]
-    result, ok = score_hand_json(broken)
-    assert not ok and set(result["error"]) == {"code", "message"}
+    assert set(contract_error(refusal(broken))["error"]) == {"code", "message"}
 
 
 @settings(max_examples=400)
@@ -166,8 +164,7 @@ def test_fast_wait_set_matches_the_definition(hand, noise, data):
 def test_a_special_form_decomposition_holds_all_17_tiles(concealed, winning, preset, form):
     """哩咕哩咕 lists its pairs and triplet; 十三么 and 十六不搭 their unmatched tiles as singles."""
     hand = notation_hand(concealed, winning, preset=preset)
-    result, ok = score_hand_json(hand)
-    assert ok, result
+    result = scored(hand)
     assert form in {p["name"] for p in result["patterns"]}
     assert Counter(t for group in result["decomposition"] for t in group["tiles"]) == tiles_of(hand)
     kinds = Counter(group["kind"] for group in result["decomposition"])

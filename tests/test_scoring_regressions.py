@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from scoring.api import score_hand_json
+from tests.scoring_helpers import scored
 
 CASES = json.loads((Path(__file__).parent / "data" / "regressions.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["why"][:40] for c in CASES])
 def test_regression(case):
-    result, ok = score_hand_json(case["hand"])
-    assert ok, result
+    result = scored(case["hand"])
     assert {p["name"]: p["tai"] for p in result["patterns"]} == case["patterns"]

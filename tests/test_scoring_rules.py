@@ -9,8 +9,8 @@ import pytest
 
 import scoring
 from scoring.patterns import AllChowsParams
-from scoring.rules import RulesError, load_presets, parse_preset
-from tests.scoring_helpers import error_code, hand, patterns
+from scoring.rules import MAX_OPTION_TAI, RulesError, load_presets, parse_preset
+from tests.scoring_helpers import error_code, hand, patterns, refusal, scored
 
 MINIMAL = {"name": "house", "unit": "台", "patterns": [{"id": "concealed", "name": "門清", "check": "concealed", "tai": 2}]}
 
@@ -119,6 +119,15 @@ def test_option_values_are_range_checked_at_load_and_per_hand():
     assert error_code({**data, "options": {"zimo_tai": -2}}) == "bad_option"
     assert error_code({**data, "options": {"zimo_tai": True}}) == "bad_option"
     assert error_code({**data, "options": {"concealed_kong_is_anke": 1}}) == "bad_option"
+
+
+def test_a_count_option_has_a_ceiling_and_its_refusal_spells_the_value_as_json():
+    data = hand("123m 456m 234s 11z 67s", "8s", ("chow:789p",), preset="app", self_drawn=True)
+    at_most = scored({**data, "options": {"zimo_tai": MAX_OPTION_TAI}})
+    assert {p["name"]: p["tai"] for p in at_most["patterns"]}["自摸"] == MAX_OPTION_TAI
+    error = refusal({**data, "options": {"zimo_tai": 99_999_999_999}})  # was scored: 10¹¹ 台
+    assert error.code == "bad_option" and f"at most {MAX_OPTION_TAI}" in error.message
+    assert refusal({**data, "options": {"zimo_tai": True}}).message.endswith("got true")
 
 
 def test_bundled_params_are_typed_objects():

@@ -163,7 +163,7 @@ def test_big_winds_drops_wind_pungs_and_all_honours_drops_all_pungs():
 def test_ready_and_first_round_wins():
     assert patterns(WITH_HONOUR_PAIR, "8s", earthly_ready=True) == {"地聽": 4, "門清": 1}
     assert patterns(WITH_HONOUR_PAIR, "8s", dealer=True, heavenly_ready=True) == {"莊家": 1, "天聽": 8}
-    # 天聽 self-drawn: 不求人 drops to 自摸.
+    # 天聽 self-drawn: 不求人 drops to 自摸 (the standard rules list 天聽 as 不計門清, so 門清自摸 cannot stand).
     found = patterns(WITH_HONOUR_PAIR, "8s", dealer=True, heavenly_ready=True, self_drawn=True)
     assert found == {"莊家": 1, "天聽": 8, "自摸": 1}
     assert patterns(WITH_HONOUR_PAIR, "8s", human=True) == {"人胡": 16}

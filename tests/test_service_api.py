@@ -44,9 +44,9 @@ def test_score_hand_is_exactly_score_hand_output(fake_app):
     with TestClient(fake_app) as client:
         response = client.post("/v1/score/hand", json=data)
         assert response.status_code == 200
-        from scoring.api import score_hand_json
+        from scoring.api import score_hand
 
-        assert response.json() == score_hand_json(data)[0]
+        assert response.json() == score_hand(data)
 
 
 def test_detect_rules_and_waits(fake_app, jpeg_bytes):

@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from scoring.api import score_each, waits_json
 from scoring.api import score_hand as score_one_hand
-from scoring.api import waits_json
 from scoring.hand import HandError
 from scoring.rules import load_presets
 
@@ -31,19 +31,13 @@ def score_hand(body: JsonBody) -> JSONResponse:
     if isinstance(body, list):
         if len(body) > MAX_HANDS_PER_REQUEST:
             raise ApiError(422, "too_many_hands", f"{len(body)} hands: at most {MAX_HANDS_PER_REQUEST} per request")
-        results = [_score_or_refusal(hand) for hand in body]
-        return JSONResponse(results, status_code=200 if all("error" not in r for r in results) else 422)
+        outcomes = score_each(body)
+        # A refused hand of an array carries its details, as a single hand's envelope does.
+        results = [o.to_json() if isinstance(o, HandError) else o for o in outcomes]
+        return JSONResponse(results, status_code=422 if any(isinstance(o, HandError) for o in outcomes) else 200)
     return JSONResponse(score_one_hand(body))  # a HandError reaches the envelope with its details
 
 
 @router.post("/v1/waits")
 def waits(body: JsonBody) -> dict[str, Any]:
     return waits_json(body)
-
-
-def _score_or_refusal(hand: Any) -> dict[str, Any]:
-    """One hand of an array; a refused one carries its details, as a single hand's envelope does."""
-    try:
-        return score_one_hand(hand)
-    except HandError as error:
-        return error.to_json()

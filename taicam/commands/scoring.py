@@ -10,7 +10,8 @@ from ..display import rules_lines
 
 
 def _cmd_score_hand(args: argparse.Namespace) -> int:
-    from scoring.api import score_many_json
+    from scoring.api import contract_error, score_each, score_hand
+    from scoring.hand import HandError
 
     try:
         data = read_json(args.file)
@@ -20,9 +21,16 @@ def _cmd_score_hand(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as error:
         print_json({"error": {"code": "bad_json", "message": f"{args.file} is not JSON: {error}"}})
         return 2
-    result, ok = score_many_json(data)
-    print_json(result)
-    return 0 if ok else 2
+    if isinstance(data, list):  # an array scores several hands, each answered in its place
+        outcomes = score_each(data)
+        print_json([contract_error(o) if isinstance(o, HandError) else o for o in outcomes])
+        return 2 if any(isinstance(o, HandError) for o in outcomes) else 0
+    try:
+        print_json(score_hand(data))
+    except HandError as error:
+        print_json(contract_error(error))
+        return 2
+    return 0
 
 
 def _cmd_waits(args: argparse.Namespace) -> int:
@@ -78,6 +86,7 @@ def _parse_meld_text(text: str) -> dict:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
+    from scoring.errors import ErrorCode, TaicamError
     from scoring.rules import get_preset, load_presets
 
     chosen = [get_preset(args.preset)] if args.preset else list(load_presets().values())
@@ -85,6 +94,11 @@ def _cmd_rules(args: argparse.Namespace) -> int:
         print_json([p.to_json() for p in chosen])
         return 0
     overrides = dict(args.option or [])
+    known = {name for preset in chosen for name, _ in preset.options}
+    unknown = sorted(set(overrides) - known)
+    if unknown:  # a misspelt option would otherwise be dropped in silence
+        names = ", ".join(sorted(known)) or "none"
+        raise TaicamError(ErrorCode.UNKNOWN_OPTION, f"no preset listed has option '{unknown[0]}' (options: {names})")
     for preset in chosen:
         # Options a preset does not have are left out, so --option zimo_tai=1 reads across presets.
         options = preset.resolve_options({k: v for k, v in overrides.items() if k in dict(preset.options)})
