@@ -13,6 +13,7 @@ from taicam_datasets.layout import list_images, read_labels
 from tqdm import tqdm
 
 from scoring.tiles import TILE_CODES
+from vision.defaults import DEFAULT_CONF
 from vision.detections import Detections, box_iou
 from vision.detector import TileDetector
 from vision.photo import ROW_FLOOR, beside_sure_tiles
@@ -125,7 +126,9 @@ class EvalReport:
         }
 
 
-def evaluate(detector: TileDetector, root: Path, split: str = "val", conf: float = 0.25, progress: bool = True) -> EvalReport:
+def evaluate(
+    detector: TileDetector, root: Path, split: str = "val", conf: float = DEFAULT_CONF, progress: bool = True
+) -> EvalReport:
     images_dir = root / "images" / split
     if not images_dir.is_dir():
         images_dir = root / "images"  # a flat folder of images/ and labels/

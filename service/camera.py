@@ -14,7 +14,7 @@ import cv2
 
 from taicam.pipeline import LiveScorer
 from vision.annotate import Annotator
-from vision.detector import TileDetector
+from vision.detector import DEFAULT_CONF, TileDetector
 from vision.frames import FrameError, open_source
 
 log = logging.getLogger("taicam.camera")
@@ -24,7 +24,7 @@ MAX_KEPT_EVENTS = 100
 
 
 class ServerCamera:
-    def __init__(self, spec: str, detector: TileDetector, conf: float = 0.25):
+    def __init__(self, spec: str, detector: TileDetector, conf: float = DEFAULT_CONF):
         self.spec = spec
         self.scorer = LiveScorer(detector, conf=conf)  # no situation known: the hand is scored as it lies
         self._jpeg: bytes | None = None

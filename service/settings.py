@@ -9,7 +9,7 @@ from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vision.classifier import BUNDLED_CLASSIFIER
-from vision.detector import BUNDLED_MODEL
+from vision.detector import BUNDLED_MODEL, DEFAULT_CONF
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -29,7 +29,7 @@ class Settings(BaseSettings):
     # camera, and decodes to 120 MB of BGR. Decodes run at most this many at once.
     max_image_pixels: int = 40_000_000
     max_concurrent_decodes: int = 2
-    conf: float = 0.25
+    conf: float = DEFAULT_CONF
     token: str | None = None  # required on every request when set (LAN mode)
     # Host names the server answers to besides loopback (the LAN address, --allow-host); "*" turns
     # the check off, for a reverse proxy that checks the Host itself.

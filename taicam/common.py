@@ -10,6 +10,8 @@ import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vision.defaults import DEFAULT_CONF
+
 if TYPE_CHECKING:
     from taicam.pipeline import ScoreRequest
 
@@ -129,7 +131,9 @@ def add_model_flags(parser: argparse.ArgumentParser, model_help: str = "ONNX det
 
 
 def add_photo_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--conf", type=fraction, default=0.25, help="detection confidence threshold")
+    parser.add_argument(
+        "--conf", type=fraction, default=DEFAULT_CONF, help=f"detection confidence threshold (default {DEFAULT_CONF})"
+    )
     add_model_flags(parser)
 
 

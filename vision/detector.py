@@ -14,15 +14,14 @@ import numpy as np
 from scoring.tiles import TILE_CODES
 
 from .classifier import BUNDLED_CLASSIFIER, TileClassifier
+from .defaults import DEFAULT_CONF, DEFAULT_IOU
 from .detections import Detections, non_max_suppression, suppress_contained
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 # The float model. INT8 beside it (models/quantize.py, ``--model models/taicam-tiles.int8.onnx``) runs
-# in 0.37–0.64 × the time with real-photo figures within half a point, but reads 8 of 120 real-tile
-# scenes exactly against 12: not the default until that gap closes (models/README.md).
+# in 0.37–0.64 × the time, but reads 28 of 120 real-tile scenes exactly against 34, and one real val
+# photo fewer: not the default while that is more than half a point (models/README.md).
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
-DEFAULT_CONF = 0.25  # ultralytics' own default confidence, which the bundled model's figures use
-DEFAULT_IOU = 0.6  # NMS overlap: touching tiles overlap little, so a lower one would not split them better
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from .detections import Detections
-from .detector import TileDetector
+from .detector import DEFAULT_CONF, TileDetector
 from .photo import View, first_pass, follow_view, read_view
 
 Signature = tuple[tuple[str, ...], ...]
@@ -45,7 +45,7 @@ class HandFollower:
     """
 
     detector: TileDetector
-    conf: float = 0.25
+    conf: float = DEFAULT_CONF
     refresh_frames: int = 30
     clock: Callable[[], float] = time.monotonic
     _view: View | None = None  # None until a whole-frame look has found tiles

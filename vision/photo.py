@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from scoring.tiles import TILE_CODES, is_flower
+
 from .detections import Detections, areas, box_centres, box_corners, box_sizes, intersections
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
 from .grouping import group_tiles
@@ -43,6 +45,8 @@ NEIGHBOUR_SIZE = 0.8  # ... if they are about as big: smaller ones are further o
 ROW_FLOOR = 0.02
 ROW_REACH = 4.0  # centre distance, in tile sizes
 ROW_SIZE_RATIO = 0.75  # "its own size": smaller or larger by no more than this ratio
+FLOWER_CONF = 0.25  # a box read as a flower is kept from here, whatever the caller's threshold
+FLOWER_CLASSES = np.array([i for i, code in enumerate(TILE_CODES) if is_flower(code)])
 AREA_SHRINK_BELOW = 0.75  # a view scaled below this is shrunk by area first: sampling alone aliases fine strokes
 # A second pass that finds fewer than this share of the first pass's tiles inside its view went
 # wrong (blur, a hand over the tiles): the first pass's reading stands.
@@ -307,8 +311,11 @@ def _detect(detector: TileDetector, image: np.ndarray, conf: float, iou: float, 
 
 def beside_sure_tiles(found: Detections, conf: float) -> Detections:
     """Boxes read at ``conf`` or more, and the less sure ones lying within ``ROW_REACH`` tile sizes of
-    one of them of about their size (``ROW_SIZE_RATIO``): a tile in a row, or set apart from it."""
-    sure = found.confidence >= conf
+    one of them of about their size (``ROW_SIZE_RATIO``): a tile in a row, or set apart from it.
+    Flowers lie further apart, where no sure tile vouches for them: they keep a bar of their own,
+    ``FLOWER_CONF``, when ``conf`` is higher."""
+    bar = np.where(np.isin(found.class_id, FLOWER_CLASSES), min(conf, FLOWER_CONF), conf)
+    sure = found.confidence >= bar
     if sure.all() or not sure.any():
         return found[sure]
     centres = found.centres

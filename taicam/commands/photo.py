@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vision.defaults import DEFAULT_CONF
+
 from ..common import (
     add_context_flags,
     add_language_flags,
@@ -182,7 +184,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     detect = commands.add_parser("detect", help="detect tiles in images")
     detect.add_argument("images", nargs="+", help="image files")
     detect.add_argument("--json", action="store_true", help="one JSON object per image per line")
-    detect.add_argument("--conf", type=fraction, default=0.25, help="confidence threshold (default 0.25)")
+    detect.add_argument("--conf", type=fraction, default=DEFAULT_CONF, help=f"confidence threshold (default {DEFAULT_CONF})")
     add_model_flags(detect)
     detect.set_defaults(handler=_cmd_detect)
 

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from scoring.errors import ErrorCode, TaicamError
+from vision.defaults import DEFAULT_CONF
 
 from ..common import add_model_flags, amount, classifier_path, fraction, positive_number, whole_number, yolo_folder
 
@@ -247,7 +248,7 @@ def _add_eval(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument("--split", default="val", help="images/<split> to use (default val)")
     add_model_flags(evaluate)
-    evaluate.add_argument("--conf", type=fraction, default=0.25, help="confidence threshold for recall/precision")
+    evaluate.add_argument("--conf", type=fraction, default=DEFAULT_CONF, help=f"confidence threshold (default {DEFAULT_CONF})")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object")
     evaluate.add_argument(
         "--compare", nargs=2, metavar=("MODEL_A", "MODEL_B"), help="two ONNX detectors on the same data: both rows and B − A"

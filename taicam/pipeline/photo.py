@@ -19,7 +19,7 @@ from scoring.evaluate import ScoreResult, score
 from scoring.hand import Hand, HandError, Meld, parse_hand
 from scoring.tiles import TILE_CODES
 from vision import notices
-from vision.detector import TileDetector
+from vision.detector import DEFAULT_CONF, TileDetector
 from vision.grouping import Layout, TileGroup, group_tiles
 from vision.notices import Notice
 from vision.photo import detect_photo
@@ -32,8 +32,6 @@ from .contract import (
     Recognition,
     ScoreRequest,
 )
-
-DEFAULT_CONF = 0.25  # the detector's confidence floor unless the caller names one
 
 
 def score_photo(detector: TileDetector, image: np.ndarray, request: ScoreRequest, conf: float = DEFAULT_CONF) -> PhotoScore:
