@@ -7,7 +7,6 @@ The reference runs every switched-on rule on every reading, with none of the fir
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -21,10 +20,10 @@ from scoring import evaluate
 from scoring import hand as scoring_hand
 from scoring.hand import HandError, _parse_meld
 from scoring.patterns import CHECK_SPECS, check
-from scoring.tiles import FLOWERS, HONOURS, PLAYING_TILES
+from scoring.tiles import HONOURS, PLAYING_TILES
 from tests.scoring_helpers import answer, patterns, scored
 from tests.scoring_helpers import hand as notation_hand
-from tests.test_scoring_properties import PRESETS, legal_hands
+from tests.test_scoring_properties import draw_legal_hand, legal_hands
 
 RARE_FLAGS = ("last_tile", "kong_replacement", "flower_replacement", "declared_ready", "heavenly_ready", "earthly_ready")
 
@@ -49,41 +48,7 @@ def few_suit_hands(draw) -> dict:
     twin chows and 四歸一 come up often, where drawing from all suits rarely makes them."""
     suits = draw(st.lists(st.sampled_from("mps"), min_size=1, max_size=3, unique=True))
     kinds = [f"{n}{s}" for s in suits for n in range(1, 10)] + list(HONOURS)
-    counts: Counter[str] = Counter()
-    sets: list[tuple[str, list[str]]] = []
-    while len(sets) < 5:
-        kind = draw(st.sampled_from(["chow", "chow", "pung", "kong"]))
-        if kind == "chow":
-            start, suit = draw(st.integers(1, 7)), draw(st.sampled_from(suits))
-            tiles = [f"{start + i}{suit}" for i in range(3)]
-        else:
-            tiles = [draw(st.sampled_from(kinds))] * (4 if kind == "kong" else 3)
-        if all(counts[t] + tiles.count(t) <= 4 for t in set(tiles)):
-            counts.update(tiles)
-            sets.append((kind, tiles))
-    pair = draw(st.sampled_from([t for t in kinds if counts[t] <= 2]))
-    open_count = draw(st.integers(0, 5))
-    melds, concealed = [], [pair, pair]
-    for index, (kind, tiles) in enumerate(sets):
-        if kind == "kong":
-            melds.append({"kind": draw(st.sampled_from(["kong", "concealed_kong"])), "tiles": tiles})
-        elif index < open_count:
-            melds.append({"kind": kind, "tiles": tiles})
-        else:
-            concealed.extend(tiles)
-    winning = concealed.pop(draw(st.integers(0, len(concealed) - 1)))
-    return {
-        "preset": draw(st.sampled_from(PRESETS)),
-        "concealed": concealed,
-        "melds": melds,
-        "flowers": draw(st.lists(st.sampled_from(FLOWERS), unique=True, max_size=8)),
-        "winning_tile": winning,
-        "self_drawn": draw(st.booleans()),
-        "seat_wind": draw(st.sampled_from("ESWN")),
-        "round_wind": draw(st.sampled_from("ESWN")),
-        "dealer": draw(st.booleans()),
-        "dealer_streak": draw(st.integers(0, 3)),
-    }
+    return draw_legal_hand(draw, suits, kinds, shuffle=False)
 
 
 @st.composite

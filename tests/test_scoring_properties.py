@@ -40,21 +40,26 @@ PAIRS_AND_TRIPLET_HAND = {
 @st.composite
 def legal_hands(draw) -> dict:
     """A standard-form winning hand: five sets and a pair, some sets declared as melds."""
+    return draw_legal_hand(draw, "mps", PLAYING_TILES, shuffle=True)
+
+
+def draw_legal_hand(draw, suits: str | list[str], kinds: list[str] | tuple[str, ...], shuffle: bool) -> dict:
+    """Five sets and a pair of ``kinds`` (chows in ``suits``), some declared as melds, with a situation."""
     counts: Counter[str] = Counter()
     sets: list[tuple[str, list[str]]] = []
     while len(sets) < 5:
         kind = draw(st.sampled_from(["chow", "chow", "pung", "kong"]))
         if kind == "chow":
-            suit = draw(st.sampled_from("mps"))
+            suit = draw(st.sampled_from(suits))
             start = draw(st.integers(1, 7))
             tiles = [f"{start + i}{suit}" for i in range(3)]
         else:
-            tile = draw(st.sampled_from(PLAYING_TILES))
+            tile = draw(st.sampled_from(kinds))
             tiles = [tile] * (4 if kind == "kong" else 3)
         if all(counts[t] + tiles.count(t) <= 4 for t in set(tiles)):
             counts.update(tiles)
             sets.append((kind, tiles))
-    pair = draw(st.sampled_from([t for t in PLAYING_TILES if counts[t] <= 2]))
+    pair = draw(st.sampled_from([t for t in kinds if counts[t] <= 2]))
     open_count = draw(st.integers(0, 5))
     melds, concealed = [], [pair, pair]
     for index, (kind, tiles) in enumerate(sets):
@@ -64,7 +69,8 @@ def legal_hands(draw) -> dict:
             melds.append({"kind": kind, "tiles": tiles})
         else:
             concealed.extend(tiles)
-    concealed = draw(st.permutations(concealed))
+    if shuffle:
+        concealed = draw(st.permutations(concealed))
     winning = concealed.pop(draw(st.integers(0, len(concealed) - 1)))
     return {
         "preset": draw(st.sampled_from(PRESETS)),
