@@ -122,24 +122,22 @@ BATCH_NORM_PHOTOS = 32
 
 def trainable_checkpoint(onnx_path: Path, photos: Path, target: Path, imgsz: int) -> Path:
     """A checkpoint ultralytics can train, rebuilt from ``onnx_path`` with batch norms measured on
-    ``photos`` (a YOLO-layout folder; its train images, squashed to ``imgsz`` square)."""
+    ``photos`` (a YOLO-layout folder's train images, letterboxed as the INT8 calibration reads them)."""
     import cv2
-    import numpy as np
     import torch
 
+    from vision.detector import letterbox
+
+    from .quantize import calibration_photos
     from .reexport import rebuild_trainable
 
-    paths = sorted((photos / "images" / "train").glob("*.jpg"))
-    chosen = paths[:: max(1, len(paths) // BATCH_NORM_PHOTOS)][:BATCH_NORM_PHOTOS]
-    if not chosen:
-        raise FileNotFoundError(f"{photos}/images/train holds no .jpg to measure batch norms on")
     images = []
-    for path in chosen:
+    for path in calibration_photos(photos, BATCH_NORM_PHOTOS):
         bgr = cv2.imread(str(path))
         if bgr is None:
             raise ValueError(f"{path}: not a readable image")
-        rgb = cv2.resize(bgr[:, :, ::-1], (imgsz, imgsz), interpolation=cv2.INTER_AREA)
-        images.append(np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32) / 255)
+        boxed, _, _ = letterbox(bgr, (imgsz, imgsz))
+        images.append(cv2.dnn.blobFromImage(boxed, 1 / 255.0, swapRB=True)[0])
     model = rebuild_trainable(onnx_path, images)
     torch.save({"model": model, "train_args": {"imgsz": imgsz, "task": "detect"}}, target)
     return target

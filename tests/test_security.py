@@ -140,6 +140,19 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+SERVER_START_S = 20  # a server process's import and model load, on a busy machine
+
+
+def wait_until_answering(url: str) -> None:
+    """Poll ``url`` until the server behind it answers, for up to ``SERVER_START_S``."""
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(url, timeout=2)
+            return
+        time.sleep(0.1)
+
+
 def test_taicam_label_on_all_interfaces_refuses_requests_without_the_token(tmp_path):
     port = free_port()
     command = [sys.executable, "-m", "taicam.cli", "label", "--data", str(tmp_path / "labels"), "--host", "0.0.0.0"]
@@ -161,11 +174,7 @@ def test_taicam_label_on_all_interfaces_refuses_requests_without_the_token(tmp_p
                 pytest.fail(f"taicam label printed no link with a token; last line: {line!r}")
         token = line.split("token=")[1].split()[0]
         base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(f"{base}/healthz?token={token}", timeout=2)
-                break
-            time.sleep(0.2)
+        wait_until_answering(f"{base}/healthz?token={token}")
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"{base}/v1/label/images", timeout=5)
         assert refused.value.code == 401
@@ -331,11 +340,7 @@ def test_three_bombs_at_once_raise_the_server_peak_rss_by_less_than_100_mb(tmp_p
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(200):
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(f"{base}/healthz", timeout=2)
-                break
-            time.sleep(0.1)
+        wait_until_answering(f"{base}/healthz")
         # Warm up every path with a small image, so the baseline holds what normal use allocates.
         for path in ("/v1/score", "/v1/detect"):
             post_multipart(base + path, "image", "ok.jpg", jpeg())
@@ -763,9 +768,6 @@ def test_server_camera_keeps_a_bounded_number_of_events():
 
 
 # --- schemathesis: no 5xx anywhere in the OpenAPI ------------------------------------------------------
-schemathesis = pytest.importorskip("schemathesis")
-
-
 # Examples per operation and generation mode: 26 operations × 2 modes × at most 60 examples ran in
 # 28.5 s on two shared cores (pytest -k no_operation tests/test_security.py).
 FUZZ_EXAMPLES = 60
@@ -774,6 +776,8 @@ FUZZ_EXAMPLES = 60
 @pytest.mark.slow
 def test_no_operation_answers_5xx(tmp_path):
     """Bounded, derandomized schemathesis over every operation of the OpenAPI, valid and invalid data."""
+    # Inside the test: at module level a missing schemathesis skipped every test of this file.
+    schemathesis = pytest.importorskip("schemathesis")
     settings = Settings(
         data_dir=tmp_path / "data", label_dir=tmp_path / "labels", max_upload_mb=1, allowed_hosts=["testserver"]
     )
