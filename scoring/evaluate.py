@@ -6,7 +6,7 @@ from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
 
 from .decompose import (
@@ -198,7 +198,7 @@ def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple
     return tuple(possible)
 
 
-def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list[Interpretation]:
+def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, Any], ...]) -> list[Interpretation]:
     """Every reading of the hand: decomposition × group completed by the winning tile."""
     base = to_counts(hand.concealed)
     winning = TILE_INDEX[hand.winning_tile]
@@ -213,7 +213,7 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
     every_tile = tuple(full)
     melds = [_meld_set(meld) for meld in hand.melds]
     waits = _wait_set(base, _full_kinds(held), len(hand.melds), preset.forms)
-    opts = tuple(sorted(options.items()))
+    opts = options_key  # the resolved options, sorted
 
     def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
         return Interpretation(hand, form, sets, pair, group, wait, waits, every_tile, opts)
@@ -305,8 +305,11 @@ class BoundedMemo(Generic[K, V]):
     def get(self, key: K) -> V | None:
         value = self._entries.get(key)
         if value is not None:
-            with suppress(KeyError):  # another thread may have just evicted it
+            # Not contextlib.suppress: its enter and exit cost a microsecond on every hand.
+            try:  # noqa: SIM105
                 self._entries.move_to_end(key)
+            except KeyError:  # another thread has just evicted it
+                pass
         return value
 
     def put(self, key: K, value: V) -> None:
@@ -316,9 +319,9 @@ class BoundedMemo(Generic[K, V]):
                 self._entries.popitem(last=False)
 
 
-# (order in the preset, rule, check, params, 台 per unit, ids it excludes under these options)
-# for one rule the options switch on.
-ActiveRule = tuple[int, PatternRule, Check, Params, int, frozenset[str]]
+# One rule the options switch on: (order in the preset, check, params, 台 per unit, ids it excludes
+# under these options, pattern id, name, whether the name shows the dealer's streak).
+ActiveRule = tuple[int, Check, Params, int, frozenset[str], str, str, bool]
 RuleHit = tuple[int, frozenset[str], ScoreItem]  # (order in the preset, ids it excludes, what it scored)
 RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (fact they need or "", rules)
 
@@ -340,24 +343,49 @@ class RulePlan:
 READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED, FLOWER_WIN)
 
 
-def _by_need(rules: list[ActiveRule]) -> RuleBuckets:
+def _by_need(rules: list[tuple[PatternRule, ActiveRule]]) -> RuleBuckets:
     by_need: dict[str, list[ActiveRule]] = {}
-    for rule in rules:
-        by_need.setdefault(CHECK_SPECS[rule[1].check].needs, []).append(rule)
+    for rule, active in rules:
+        by_need.setdefault(CHECK_SPECS[rule.check].needs, []).append(active)
     return tuple((need, tuple(bucket)) for need, bucket in by_need.items())
 
 
+@dataclass(frozen=True)
+class ScoringSetup:
+    """What a hand's preset and options decide before its tiles are read: worked out once per
+    (preset, options as the hand gives them), since hands at one table share them."""
+
+    preset: Preset
+    options_key: tuple[tuple[str, Any], ...]  # the preset's defaults with the hand's options applied, sorted
+    plan: RulePlan
+
+
 ACTIVE_CACHE_SIZE = 256
-_ACTIVE_CACHE: BoundedMemo[tuple[int, tuple], tuple[Preset, RulePlan]] = BoundedMemo(ACTIVE_CACHE_SIZE)
+_ACTIVE_CACHE: BoundedMemo[tuple[int, tuple], ScoringSetup] = BoundedMemo(ACTIVE_CACHE_SIZE)
 
 
-def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> RulePlan:
-    """The plan for the rules the options switch on (cached per preset and option values)."""
-    key = (id(preset), options_key)
-    cached = _ACTIVE_CACHE.get(key)
-    if cached is not None and cached[0] is preset:
-        return cached[1]
-    active: list[ActiveRule] = []
+def _setup(hand: Hand) -> ScoringSetup:
+    """The hand's preset, its resolved options and its rule plan (cached; options checked on a miss)."""
+    preset = get_preset(hand.preset)
+    given = hand.options
+    # 1 == True == 1.0 as keys, but each is a different (and differently valid) option value.
+    key = (id(preset), tuple((name, value, type(value)) for name, value in given) if given else ())
+    try:
+        cached = _ACTIVE_CACHE.get(key)
+    except TypeError:  # an unhashable option value: resolving it names the problem
+        cached = None
+    if cached is not None and cached.preset is preset:
+        return cached
+    options = preset.resolve_options(dict(given))
+    options_key = tuple(sorted(options.items()))
+    setup = ScoringSetup(preset, options_key, _rule_plan(preset, options))
+    _ACTIVE_CACHE.put(key, setup)
+    return setup
+
+
+def _rule_plan(preset: Preset, options: dict[str, Any]) -> RulePlan:
+    """The plan for the rules the options switch on."""
+    active: list[tuple[PatternRule, ActiveRule]] = []
     for order, rule in enumerate(preset.patterns):
         if rule.when_option and not options.get(rule.when_option):
             continue
@@ -366,21 +394,20 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
             excludes = frozenset(e.pattern for e in rule.excludes if not (e.unless_option and options.get(e.unless_option)))
-            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit, excludes))
-    situational = [a for a in active if CHECK_SPECS[a[1].check].situational]
-    per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
+            check, streak_in_name = CHECKS[rule.check], STREAK_IN_NAME in rule.name
+            active.append((rule, (order, check, rule.params, per_unit, excludes, rule.id, rule.name, streak_in_name)))
+    situational = [a for a in active if CHECK_SPECS[a[0].check].situational]
+    per_reading = [a for a in active if not CHECK_SPECS[a[0].check].situational]
 
     def on_form(form: str) -> RuleBuckets:
-        kept = [a for a in per_reading if not CHECK_SPECS[a[1].check].forms or form in CHECK_SPECS[a[1].check].forms]
-        return _by_need([a for a in kept if a[1].scores_flower_win] if form == FLOWER_WIN else kept)
+        kept = [a for a in per_reading if not CHECK_SPECS[a[0].check].forms or form in CHECK_SPECS[a[0].check].forms]
+        return _by_need([a for a in kept if a[0].scores_flower_win] if form == FLOWER_WIN else kept)
 
-    plan = RulePlan(
+    return RulePlan(
         _by_need(situational),
-        _by_need([a for a in situational if a[1].scores_flower_win]),
+        _by_need([a for a in situational if a[0].scores_flower_win]),
         {form: on_form(form) for form in READING_FORMS},
     )
-    _ACTIVE_CACHE.put(key, (preset, plan))
-    return plan
 
 
 def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
@@ -392,16 +419,14 @@ def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
 
 def _add_hits(it: Interpretation, buckets: RuleBuckets, hits: list[RuleHit]) -> None:
     for need, rules in buckets:
-        if not need or getattr(it, need):
-            _add_rule_hits(it, rules, hits)
-
-
-def _add_rule_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
-    for order, rule, check, params, per_unit, excludes in rules:
-        result = check(it, params)
-        if result is not None and result[0]:
-            units, why = result
-            hits.append((order, excludes, _score_item(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+        if need and not getattr(it, need):
+            continue
+        for order, check, params, per_unit, excludes, pattern_id, name, streak_in_name in rules:
+            result = check(it, params)
+            if result is not None and result[0]:
+                units, why = result
+                shown = shown_name(name, it) if streak_in_name else name
+                hits.append((order, excludes, _score_item(pattern_id, shown, units * per_unit, why)))
 
 
 # Hands score the same few items again and again, and a frozen dataclass is slow to build, so
@@ -427,19 +452,24 @@ def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: 
     _add_hits(it, plan.per_reading[it.form], hits)
     hits.sort(key=itemgetter(0))  # back to preset order
     # Preset order puts every excluder before what it excludes.
-    kept: list[tuple[int, ScoreItem]] = []
-    excluded: set[str] = set()
-    for order, excludes, item in hits:
+    kept: list[ScoreItem] = []
+    excluded: frozenset[str] | set[str] = frozenset()
+    for _, excludes, item in hits:
         if item.id in excluded:
             continue
-        kept.append((order, item))
-        excluded |= excludes
-    items = [item for _, item in sorted(kept, key=lambda k: (-k[1].tai, k[0]))]
+        kept.append(item)
+        if excludes:
+            excluded = excluded | excludes
+    # Most 台 first; a stable sort keeps preset order among equals (reverse=True keeps it too).
+    items = sorted(kept, key=_TAI, reverse=True)
     chicken = preset.chicken
     if chicken and it.form != FLOWER_WIN and sum(i.tai for i in items if i.id not in chicken.ignore) == 0:
         items = [i for i in items if i.id not in chicken.drops]
         items.append(ScoreItem(chicken.id, chicken.name, chicken.tai, "no other scoring pattern (雞糊)"))
     return items
+
+
+_TAI = attrgetter("tai")
 
 
 def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[int, list[ScoreItem], Interpretation]) -> bool:
@@ -456,10 +486,9 @@ def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[i
 
 def score(hand: Hand) -> ScoreResult:
     """Score ``hand`` under its preset; raises ``HandError`` when it cannot be scored."""
-    preset = get_preset(hand.preset)
-    options = preset.resolve_options(dict(hand.options))
-    plan = _rule_plan(preset, options, tuple(sorted(options.items())))
-    readings = interpretations(hand, preset, options)
+    setup = _setup(hand)
+    preset, plan = setup.preset, setup.plan
+    readings = interpretations(hand, preset, setup.options_key)
     situational = _situational_hits(readings[0], plan)
     it = readings[0]
     items = _score_one(it, preset, plan, situational)
