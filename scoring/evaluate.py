@@ -28,6 +28,7 @@ from .hand import Hand, HandError, Meld
 from .interpret import (
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
+    SINGLE,
     SIXTEEN_UNRELATED,
     STANDARD,
     THIRTEEN_ORPHANS,
@@ -113,55 +114,66 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
     held = list(base)
     for tile in melds_tiles:
         held[TILE_INDEX[tile]] += 1
-    return _wait_set(base, _full_kinds(held), meld_count, forms)
+    return _wait_set(base, held, meld_count, forms)
 
 
-def _full_kinds(held: list[int]) -> frozenset[int]:
-    """The kinds held four times: no fifth tile can complete the hand."""
-    return frozenset(kind for kind, n in enumerate(held) if n >= 4) if max(held) >= 4 else frozenset()
-
-
-def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
-    waits: set[int] = set()
-    if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2:
-        # Each suit is checked once as it stands; a candidate tile changes only its own suit,
-        # and what completes a suit is memoised on that suit's 9 counts alone.
-        groups = (base_counts[0:9], base_counts[9:18], base_counts[18:27], base_counts[27:34])
-        profiles = [_suit_profile(g, i == 3) for i, g in enumerate(groups)]
-        remainders = [r for r, _ in profiles]
-        misfits = [g for g, (_, fits) in enumerate(profiles) if not fits]
-        # The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3):
-        # it goes to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two.
-        if remainders.count(1) == 1 and remainders.count(0) == 3:
-            targets = [remainders.index(1)]
-        elif remainders.count(2) == 2 and remainders.count(0) == 2:
-            targets = [g for g in range(4) if remainders[g] == 2]
-        else:
-            targets = []
-        for g in targets:
-            if not misfits or misfits == [g]:  # every other suit must split as it stands
-                waits.update(GROUP_STARTS[g] + k for k in _suit_completers(groups[g], g == 3))
-    waits -= full
-    special_forms = _possible_special_forms(base_counts, meld_count, forms)
+def _wait_set(base_counts: tuple[int, ...], held: list[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
+    """W of the concealed ``base_counts``; ``held`` counts the melds' tiles too (16 tiles in all),
+    so that a kind held four times is left out: no fifth tile can complete the hand."""
+    waits = _standard_waits(base_counts) if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2 else []
+    special_forms = _possible_special_forms(base_counts, meld_count, forms) if forms != STANDARD_ONLY else ()
     if special_forms:
         base = list(base_counts)
         for kind in range(len(PLAYING_TILES)):
-            if kind in full or kind in waits:
+            if kind in waits:
                 continue
             base[kind] += 1
             if is_complete(tuple(base), meld_count, special_forms):
-                waits.add(kind)
+                waits.append(kind)
             base[kind] -= 1
-    return frozenset(waits)
+    return frozenset(kind for kind in waits if held[kind] < 4)
+
+
+STANDARD_ONLY = (STANDARD,)
+
+
+def _standard_waits(base: tuple[int, ...]) -> list[int]:
+    """The kinds that complete ``base`` as sets and a pair, worked out suit by suit.
+
+    The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3): it goes
+    to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two; every other
+    suit must split as it stands. What one suit needs is memoised on its own counts.
+    """
+    profiles = (
+        _suit_wait_profile(base[0:9], False),
+        _suit_wait_profile(base[9:18], False),
+        _suit_wait_profile(base[18:27], False),
+        _suit_wait_profile(base[27:34], True),
+    )
+    remainders = [profile[0] for profile in profiles]
+    if remainders.count(0) == 3:
+        targets = [remainders.index(1)] if 1 in remainders else []
+    elif remainders.count(0) == 2 and remainders.count(2) == 2:
+        targets = [g for g in range(4) if remainders[g] == 2]
+    else:
+        return []
+    waits: list[int] = []
+    for g in targets:
+        if all(profile[1] for other, profile in enumerate(profiles) if other != g):
+            start = GROUP_STARTS[g]
+            waits.extend(start + k for k in profiles[g][2])
+    return waits
 
 
 @lru_cache(maxsize=20_000)
-def _suit_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool]:
-    """One suit's tile count mod 3, and whether it splits into sets (plus a pair when 2 mod 3)."""
-    return sum(group) % 3, group_fits(group, honours)
+def _suit_wait_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool, tuple[int, ...]]:
+    """One suit's tile count mod 3, whether it splits into sets (plus a pair when 2 mod 3) as it
+    stands, and the positions where one more tile lets it split (asked only when not 0 mod 3:
+    a suit of sets given one more tile is left with one over)."""
+    remainder = sum(group) % 3
+    return remainder, group_fits(group, honours), _suit_completers(group, honours) if remainder else ()
 
 
-@lru_cache(maxsize=20_000)
 def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     """Positions in one suit where one more tile lets the suit split into sets (and a pair)."""
     remainder = (sum(group) + 1) % 3
@@ -205,14 +217,13 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
     full = list(base)
     full[winning] += 1
     counts = tuple(full)  # the concealed tiles and the winning tile
-    held = list(base)  # the 16 tiles before the win
     for meld in hand.melds:
         for tile in meld.tiles:
-            held[TILE_INDEX[tile]] += 1
             full[TILE_INDEX[tile]] += 1
     every_tile = tuple(full)
-    melds = [_meld_set(meld) for meld in hand.melds]
-    waits = _wait_set(base, _full_kinds(held), len(hand.melds), preset.forms)
+    full[winning] -= 1  # the 16 tiles before the win
+    melds = tuple(_meld_set(meld) for meld in hand.melds)
+    waits = _wait_set(base, full, len(hand.melds), preset.forms)
     opts = options_key  # the resolved options, sorted
 
     def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
@@ -226,33 +237,29 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
                 "bad_context",
                 f"a {'八仙過海' if need == 8 else '七搶一'} win needs {need} flowers; {len(hand.flowers)} listed",
             )
-        return [reading(FLOWER_WIN, tuple(melds), None, None, None)]
+        return [reading(FLOWER_WIN, melds, None, None, None)]
     found: list[Interpretation] = []
     need = SETS_PER_HAND - len(hand.melds)
+    self_drawn = ctx.self_drawn
     for pair, groups in decompositions(counts):
         if len(groups) != need:
             continue
+        # Each set in hand as a concealed pung would be; a pung the winning tile completed by
+        # another player's discard is not concealed (暗刻), so that one view is swapped per reading.
+        views = [_concealed_set(kind, first, kind == "pung") for kind, first in groups]
+        if pair == winning:
+            found.append(reading(STANDARD, (*views, *melds), pair, -1, SINGLE))
         seen = set()
-        for position, group in [(-1, None), *enumerate(groups)]:
-            if group is None:
-                if pair != winning:
-                    continue
-                key: Any = ("pair",)
-            else:
-                kind, first = group
-                covers = first <= winning <= first + 2 if kind == "chow" else first == winning
-                if not covers:
-                    continue
-                key = group
-            if key in seen:
+        for position, group in enumerate(groups):
+            kind, first = group
+            if not (first <= winning <= first + 2 if kind == "chow" else first == winning) or group in seen:
                 continue
-            seen.add(key)
-            sets = [
-                # A pung completed by another player's tile is not concealed (暗刻).
-                _concealed_set(kind, first, kind == "pung" and (i != position or ctx.self_drawn))
-                for i, (kind, first) in enumerate(groups)
-            ]
-            found.append(reading(STANDARD, tuple(sets + melds), pair, position, wait_shape(group, winning)))
+            seen.add(group)
+            sets = views
+            if kind == "pung" and not self_drawn:
+                sets = views.copy()
+                sets[position] = _concealed_set(kind, first, False)
+            found.append(reading(STANDARD, (*sets, *melds), pair, position, wait_shape(group, winning)))
     if not hand.melds:
         if "pairs_and_triplet" in preset.forms and is_pairs_and_triplet(counts):
             found.append(reading(PAIRS_AND_TRIPLET, (), None, None, None))
