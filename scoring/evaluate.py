@@ -13,7 +13,6 @@ from .decompose import (
     GROUP_STARTS,
     ORPHANS,
     _suit_splits,
-    _suit_splits_with_pair,
     decompositions,
     group_fits,
     is_pairs_and_triplet,
@@ -99,8 +98,11 @@ def is_complete(counts: tuple[int, ...], meld_count: int, forms: tuple[str, ...]
     """Whether ``counts`` (concealed tiles plus winning tile) completes a hand with ``meld_count`` melds."""
     if sum(counts) == 3 * (SETS_PER_HAND - meld_count) + 2 and is_standard_win(counts):
         return True
-    if meld_count:
-        return False
+    return not meld_count and _is_special_form(counts, forms)
+
+
+def _is_special_form(counts: tuple[int, ...], forms: tuple[str, ...]) -> bool:
+    """Whether the 17 concealed tiles ``counts`` complete one of the special ``forms``."""
     return (
         ("pairs_and_triplet" in forms and is_pairs_and_triplet(counts))
         or ("thirteen_orphans" in forms and bool(thirteen_orphans_split(counts)))
@@ -122,13 +124,13 @@ def _wait_set(base_counts: tuple[int, ...], held: list[int], meld_count: int, fo
     so that a kind held four times is left out: no fifth tile can complete the hand."""
     waits = _standard_waits(base_counts) if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2 else []
     special_forms = _possible_special_forms(base_counts, meld_count, forms) if forms != STANDARD_ONLY else ()
-    if special_forms:
+    if special_forms:  # (only without melds) a kind not among the standard waits can only complete these
         base = list(base_counts)
         for kind in range(len(PLAYING_TILES)):
             if kind in waits:
                 continue
             base[kind] += 1
-            if is_complete(tuple(base), meld_count, special_forms):
+            if _is_special_form(tuple(base), special_forms):
                 waits.append(kind)
             base[kind] -= 1
     return frozenset(kind for kind in waits if held[kind] < 4)
@@ -176,21 +178,45 @@ def _suit_wait_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool
 
 def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     """Positions in one suit where one more tile lets the suit split into sets (and a pair)."""
-    remainder = (sum(group) + 1) % 3
-    if remainder == 1:  # one tile more leaves one over: no suit of sets and a pair
+    remainder = sum(group) % 3
+    if remainder == 2:  # one more tile must leave sets only
+        return _set_completers(group, honours)
+    if remainder == 0:  # one more tile leaves one over
         return ()
-    fits = _suit_splits if remainder == 0 else _suit_splits_with_pair
-    completers = []
-    # Only a tile next to one held (same kind, or within 2 in a suit) can join a set or pair.
+    # One more tile must leave sets and a pair: either the pair is held already and the tile
+    # completes the rest into sets, or the tile pairs a held one and the rest is sets as it stands.
+    found: set[int] = set()
+    for i, n in enumerate(group):
+        if n >= 2:
+            rest = list(group)
+            rest[i] -= 2
+            found.update(_set_completers(tuple(rest), honours))
+    held_sum = number_sum(group)
+    for i, n in enumerate(group):
+        # Sets add up to a multiple of 3 in their positions: so must what the pair leaves.
+        if n and (honours or (held_sum - i) % 3 == 0) and i not in found:
+            rest = list(group)
+            rest[i] -= 1
+            if _suit_splits(tuple(rest), honours):
+                found.add(i)
+    return tuple(sorted(found))
+
+
+@lru_cache(maxsize=20_000)
+def _set_completers(suit: tuple[int, ...], honours: bool) -> tuple[int, ...]:
+    """Positions where one more tile lets a suit of 2 mod 3 tiles split into sets only (memoised:
+    what is left of a suit once its pair is set aside recurs across suits and hands)."""
+    # Only a tile next to one held (same kind, or within 2 in a suit) can join a set.
     reach = 0 if honours else 2
-    near = {k for i, n in enumerate(group) if n for k in range(max(0, i - reach), min(len(group), i + reach + 1))}
-    if remainder == 0 and not honours:  # sets only: the positions must add up to a multiple of 3
-        held_sum = number_sum(group)
+    near = {k for i, n in enumerate(suit) if n for k in range(max(0, i - reach), min(len(suit), i + reach + 1))}
+    if not honours:  # the positions must add up to a multiple of 3
+        held_sum = number_sum(suit)
         near = {k for k in near if (held_sum + k) % 3 == 0}
+    completers = []
     for k in sorted(near):
-        changed = list(group)
+        changed = list(suit)
         changed[k] += 1
-        if fits(tuple(changed), honours):
+        if _suit_splits(tuple(changed), honours):
             completers.append(k)
     return tuple(completers)
 
