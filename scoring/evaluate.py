@@ -356,7 +356,10 @@ class BoundedMemo(Generic[K, V]):
 # under these options, pattern id, name, whether the name shows the dealer's streak).
 ActiveRule = tuple[int, Check, Params, int, frozenset[str], str, str, bool]
 RuleHit = tuple[int, frozenset[str], ScoreItem]  # (order in the preset, ids it excludes, what it scored)
-RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (fact they need or "", rules)
+# (fact they need or "", the rules, what of the reading picks among them or "", the rules by the value
+# that picks them); a picked bucket's rules are the ones its value picks, the others' are all of them.
+RuleBucket = tuple[str, tuple[ActiveRule, ...], str, dict[Any, tuple[ActiveRule, ...]]]
+RuleBuckets = tuple[RuleBucket, ...]
 
 
 @dataclass(frozen=True)
@@ -377,10 +380,24 @@ READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATE
 
 
 def _by_need(rules: list[tuple[PatternRule, ActiveRule]]) -> RuleBuckets:
-    by_need: dict[str, list[ActiveRule]] = {}
+    """The rules in buckets by the fact they need and by what picks them (rules in preset order)."""
+    by_need: dict[tuple[str, str], list[tuple[PatternRule, ActiveRule, str]]] = {}
     for rule, active in rules:
-        by_need.setdefault(CHECK_SPECS[rule.check].needs, []).append(active)
-    return tuple((need, tuple(bucket)) for need, bucket in by_need.items())
+        spec = CHECK_SPECS[rule.check]
+        picked_by, param = spec.picked_by or ("", "")
+        by_need.setdefault((spec.needs, picked_by), []).append((rule, active, param))
+    buckets: list[RuleBucket] = []
+    for (need, picked_by), bucket in by_need.items():
+        if not picked_by:
+            buckets.append((need, tuple(active for _, active, _ in bucket), "", {}))
+            continue
+        by_value: dict[Any, list[ActiveRule]] = {}
+        for rule, active, param in bucket:
+            wanted = getattr(rule.params, param)
+            for value in wanted if isinstance(wanted, tuple) else (wanted,):
+                by_value.setdefault(value, []).append(active)
+        buckets.append((need, (), picked_by, {value: tuple(picked) for value, picked in by_value.items()}))
+    return tuple(buckets)
 
 
 @dataclass(frozen=True)
@@ -451,9 +468,11 @@ def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
 
 
 def _add_hits(it: Interpretation, buckets: RuleBuckets, hits: list[RuleHit]) -> None:
-    for need, rules in buckets:
+    for need, rules, picked_by, picks in buckets:
         if need and not getattr(it, need):
             continue
+        if picked_by:
+            rules = picks.get(getattr(it, picked_by), ())
         for order, check, params, per_unit, excludes, pattern_id, name, streak_in_name in rules:
             result = check(it, params)
             if result is not None and result[0]:

@@ -143,6 +143,21 @@ class Interpretation:
         return frozenset(suit for suit in range(3) if any(counts[9 * suit : 9 * suit + 9]))
 
     @fact
+    def one_suit(self) -> bool:
+        """The tiles are of one suit, honours aside (清一色, 混一色 need it)."""
+        return len(self.suits) == 1
+
+    @fact
+    def only_chows(self) -> bool:
+        """Every set is a chow (平胡 needs it)."""
+        return not self.pungs
+
+    @fact
+    def only_pungs(self) -> bool:
+        """Every set is a pung or kong (碰碰胡 and 簡簡糊 need it)."""
+        return not self.chows
+
+    @fact
     def pungs(self) -> tuple[SetView, ...]:
         return tuple(s for s in self.sets if s.kind != "chow")
 

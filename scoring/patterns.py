@@ -65,6 +65,10 @@ class CheckSpec:
     # A fact of the reading without which it never scores (several checks share one, so the scorer
     # reads it once and skips them all); empty when there is none.
     needs: str
+    # (what of the reading, which param): the check scores only when the reading's value equals the
+    # param (or is among them, for a tuple), so the scorer reads the value once and runs only the
+    # rules it picks, say the one 暗刻 count of 三暗刻/四暗刻/五暗刻; empty when there is none.
+    picked_by: tuple[str, str] | tuple[()] = ()
 
 
 CHECKS: dict[str, Check] = {}
@@ -81,12 +85,18 @@ def check(
     situational: bool = False,
     forms: tuple[str, ...] = (),
     needs: str = "",
+    picked_by: tuple[str, str] | tuple[()] = (),
 ) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
         if needs and not isinstance(getattr(Interpretation, needs, None), fact):
             raise TypeError(f"check {pattern_id!r} needs {needs!r}, which is not a fact of a reading")
+        if picked_by:
+            value, param = picked_by
+            readable = isinstance(getattr(Interpretation, value, None), fact) or value in Interpretation.__dataclass_fields__
+            if not readable or param not in params.__dataclass_fields__:
+                raise TypeError(f"check {pattern_id!r} is picked by {picked_by!r}: not a reading's value and a param")
         CHECKS[pattern_id] = func
-        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms, needs)
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms, needs, picked_by)
         return func
 
     return register
@@ -375,12 +385,12 @@ def big_winds(it: Interpretation, p: NoParams) -> Hit:
 
 
 # --- suits and tiles ------------------------------------------------------------------------
-@check("half_flush")
+@check("half_flush", needs="one_suit")
 def half_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit plus honours") if len(it.suits) == 1 and it.has_honours else None
 
 
-@check("full_flush")
+@check("full_flush", needs="one_suit")
 def full_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit, no honours") if len(it.suits) == 1 and not it.has_honours else None
 
@@ -485,7 +495,7 @@ class AllChowsParams(Params):
         )
 
 
-@check("all_chows", AllChowsParams, forms=(STANDARD,))
+@check("all_chows", AllChowsParams, forms=(STANDARD,), needs="only_chows")
 def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     """平胡 family; ``params`` choose the preset's conditions."""
     if it.form != STANDARD or it.chows != it.sets:
@@ -505,7 +515,7 @@ def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     return 1, "five chows" + ("" if not p.two_sided else ", two-sided wait")
 
 
-@check("all_pungs", forms=(STANDARD,))
+@check("all_pungs", forms=(STANDARD,), needs="only_pungs")
 def all_pungs(it: Interpretation, p: NoParams) -> Hit:
     return (1, "five pungs or kongs") if it.form == STANDARD and len(it.pungs) == 5 else None
 
@@ -515,7 +525,7 @@ class ConcealedPungsParams(Params):
     count: int
 
 
-@check("concealed_pungs", ConcealedPungsParams, forms=(STANDARD,))
+@check("concealed_pungs", ConcealedPungsParams, forms=(STANDARD,), picked_by=("concealed_pungs", "count"))
 def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     n = it.concealed_pungs
     if it.form != STANDARD or n != p.count:
@@ -523,7 +533,7 @@ def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     return 1, f"{n} concealed pungs (暗刻)"
 
 
-@check("all_concealed_pungs_no_kong", forms=(STANDARD,))
+@check("all_concealed_pungs_no_kong", forms=(STANDARD,), needs="only_pungs")
 def all_concealed_pungs_no_kong(it: Interpretation, p: NoParams) -> Hit:
     """hk 簡簡糊: five concealed pungs and no kong anywhere."""
     if it.form != STANDARD or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
@@ -567,7 +577,7 @@ class WaitParams(Params):
         return (self.any_count_option,) if self.any_count_option else ()
 
 
-@check("wait", WaitParams, forms=(STANDARD,))
+@check("wait", WaitParams, forms=(STANDARD,), picked_by=("wait", "shapes"))
 def wait(it: Interpretation, p: WaitParams) -> Hit:
     """邊張/崁張/獨聽/獨獨/假獨: the wait shape in ``shapes`` with |W| = 1 (or ``multi``)."""
     if it.form != STANDARD or it.wait not in p.shapes:

@@ -30,10 +30,10 @@ RARE_FLAGS = ("last_tile", "kong_replacement", "flower_replacement", "declared_r
 
 @contextmanager
 def every_rule_on_every_reading() -> Iterator[None]:
-    """Score as the plain definition: no rule is situational, limited to forms, or gated."""
+    """Score as the plain definition: no rule is situational, limited to forms, gated or picked."""
     saved = dict(CHECK_SPECS)
     for name, spec in saved.items():
-        CHECK_SPECS[name] = replace(spec, situational=False, forms=(), needs="")
+        CHECK_SPECS[name] = replace(spec, situational=False, forms=(), needs="", picked_by=())
     evaluate._ACTIVE_CACHE.clear()  # plans are built from the specs
     try:
         yield
