@@ -161,9 +161,11 @@ def _standard_waits(base: tuple[int, ...]) -> list[int]:
         return []
     waits: list[int] = []
     for g in targets:
-        if all(profile[1] for other, profile in enumerate(profiles) if other != g):
+        fits = [profile[1] for profile in profiles]
+        fits[g] = True  # the suit that takes the tile need not split before it
+        if all(fits):
             start = GROUP_STARTS[g]
-            waits.extend(start + k for k in profiles[g][2])
+            waits.extend([start + k for k in profiles[g][2]])
     return waits
 
 
@@ -206,14 +208,14 @@ def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
 def _set_completers(suit: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     """Positions where one more tile lets a suit of 2 mod 3 tiles split into sets only (memoised:
     what is left of a suit once its pair is set aside recurs across suits and hands)."""
-    # Only a tile next to one held (same kind, or within 2 in a suit) can join a set.
-    reach = 0 if honours else 2
-    near = {k for i, n in enumerate(suit) if n for k in range(max(0, i - reach), min(len(suit), i + reach + 1))}
-    if not honours:  # the positions must add up to a multiple of 3
-        held_sum = number_sum(suit)
-        near = {k for k in near if (held_sum + k) % 3 == 0}
+    if honours:  # only a kind held already can join a pung
+        candidates = [k for k, n in enumerate(suit) if n]
+    else:
+        # The positions must add up to a multiple of 3 (one in three), and only a tile within 2
+        # of one held can join a chow or pung.
+        candidates = [k for k in range(-number_sum(suit) % 3, len(suit), 3) if any(suit[max(0, k - 2) : k + 3])]
     completers = []
-    for k in sorted(near):
+    for k in candidates:
         changed = list(suit)
         changed[k] += 1
         if _suit_splits(tuple(changed), honours):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
 from .decompose import Counts, Group
@@ -33,6 +34,9 @@ ENGINE_OPTIONS = (CONCEALED_KONG_IS_ANKE,)
 
 EVERYDAY_CONTEXT = ("self_drawn", "seat_wind", "round_wind", "dealer", "dealer_streak")
 RARE_CONTEXT_DEFAULTS = tuple((f.name, f.default) for f in CONTEXT_FIELDS if f.name not in EVERYDAY_CONTEXT)
+# The rare fields read in one call, against their defaults in one comparison.
+_RARE_CONTEXT_VALUES = attrgetter(*(name for name, _ in RARE_CONTEXT_DEFAULTS))
+RARE_CONTEXT_DEFAULT_VALUES = tuple(default for _, default in RARE_CONTEXT_DEFAULTS)
 
 T = TypeVar("T")
 
@@ -125,8 +129,7 @@ class Interpretation:
     def rare_situation(self) -> bool:
         """A situational fact beyond the everyday ones (self-draw, winds, dealer, streak) is set:
         each rarer pattern (天胡, 搶槓, 海底, ...) needs its own, so a hand with none skips them all."""
-        ctx = self.ctx
-        return any(getattr(ctx, name) != default for name, default in RARE_CONTEXT_DEFAULTS)
+        return _RARE_CONTEXT_VALUES(self.ctx) != RARE_CONTEXT_DEFAULT_VALUES
 
     @fact
     def kinds_present(self) -> frozenset[int]:
@@ -140,7 +143,7 @@ class Interpretation:
     @fact
     def suits(self) -> frozenset[int]:
         counts = self.counts
-        return frozenset(suit for suit in range(3) if any(counts[9 * suit : 9 * suit + 9]))
+        return frozenset([suit for suit, start in ((0, 0), (1, 9), (2, 18)) if any(counts[start : start + 9])])
 
     @fact
     def one_suit(self) -> bool:
@@ -159,16 +162,19 @@ class Interpretation:
 
     @fact
     def pungs(self) -> tuple[SetView, ...]:
-        return tuple(s for s in self.sets if s.kind != "chow")
+        return tuple([s for s in self.sets if s.kind != "chow"])
 
     @fact
     def chows(self) -> tuple[SetView, ...]:
-        return tuple(s for s in self.sets if s.kind == "chow")
+        return tuple([s for s in self.sets if s.kind == "chow"])
 
     @fact
     def concealed_pungs(self) -> int:
-        count_kongs = bool(self.opts.get(CONCEALED_KONG_IS_ANKE, True))
-        return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
+        pungs = [s for s in self.sets if s.concealed_pung]
+        kongs = sum(1 for s in pungs if s.concealed_kong)
+        if kongs and not self.opts.get(CONCEALED_KONG_IS_ANKE, True):
+            return len(pungs) - kongs
+        return len(pungs)
 
     def pung_of(self, index: int) -> bool:
         return any(s.index == index and s.kind != "chow" for s in self.sets)
@@ -227,7 +233,7 @@ class Interpretation:
     @fact
     def honour_pungs(self) -> bool:
         """Some pung or kong is of winds or dragons (every honour-pung pattern needs one)."""
-        return any(s.index >= HONOURS_START for s in self.pungs)
+        return any([s.index >= HONOURS_START for s in self.pungs])
 
     @fact
     def shared_numbers(self) -> bool:
@@ -264,6 +270,8 @@ class Interpretation:
     @fact
     def dragon_chows(self) -> tuple[str, list[SetView]] | None:
         """清龍 (123-456-789 of one suit) first; else 雜龍 (123, 456, 789 in three suits)."""
+        if len(self.chows) < 3:  # fewer chow starts still
+            return None
         by_start = self.chow_starts
         if len(by_start) < 3:
             return None
