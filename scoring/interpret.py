@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import compress
 from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
@@ -63,6 +64,7 @@ class fact(Generic[T]):
 
 
 HONOURS_START = 27  # counts[27:] are the honours
+KINDS = range(len(PLAYING_TILES))
 # The tiles of each set, by kind and first tile index (a chow's lowest tile).
 _SET_TILES: dict[str, dict[int, tuple[str, ...]]] = {
     "chow": {i: tuple(PLAYING_TILES[i : i + 3]) for i in range(HONOURS_START) if i % 9 <= 6},
@@ -133,8 +135,7 @@ class Interpretation:
 
     @fact
     def kinds_present(self) -> frozenset[int]:
-        present = {i for i, n in enumerate(self.counts) if n}
-        return frozenset(present)
+        return frozenset(compress(KINDS, self.counts))
 
     @fact
     def has_honours(self) -> bool:
@@ -228,7 +229,8 @@ class Interpretation:
     @fact
     def repeated_chows(self) -> bool:
         """Some chow appears twice or more (一般高 and its kin need one)."""
-        return any(n >= 2 for n in self.chow_counts.values())
+        chows = self.chows
+        return len({s.index for s in chows}) < len(chows)
 
     @fact
     def honour_pungs(self) -> bool:
@@ -238,7 +240,11 @@ class Interpretation:
     @fact
     def shared_numbers(self) -> bool:
         """Some suited set appears in two suits or more (姊妹, 三相逢)."""
-        return any(n >= 2 for n in self.same_number_suits)
+        suit_of: dict[tuple[bool, int], int] = {}  # (chow or not, number) → the first suit seen with it
+        for s in self.sets:
+            if s.index < HONOURS_START and suit_of.setdefault((s.kind == "chow", s.index % 9), s.index // 9) != s.index // 9:
+                return True
+        return False
 
     @fact
     def fours_in_hand(self) -> list[int]:
@@ -270,7 +276,8 @@ class Interpretation:
     @fact
     def dragon_chows(self) -> tuple[str, list[SetView]] | None:
         """清龍 (123-456-789 of one suit) first; else 雜龍 (123, 456, 789 in three suits)."""
-        if len(self.chows) < 3:  # fewer chow starts still
+        # Each dragon chow starts on a 1, 4 or 7 (an index that is a multiple of 3): three must.
+        if len({s.index for s in self.chows if s.index % 3 == 0}) < 3:
             return None
         by_start = self.chow_starts
         if len(by_start) < 3:
@@ -287,6 +294,9 @@ class Interpretation:
     @fact
     def old_young_suits(self) -> list[int]:
         """Suits holding 123+789 chows, or 111+999 pungs (老少)."""
+        # Each of those sets starts on a 1, a 7 or a 9: two must, or there are none.
+        if sum(1 for s in self.sets if s.index < HONOURS_START and s.index % 9 in (0, 6, 8)) < 2:
+            return []
         suits = []
         chows = self.chow_starts
         pungs = {s.index for s in self.pungs}

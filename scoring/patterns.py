@@ -455,17 +455,17 @@ class FiveGatesParams(Params):
     pair_allowed: bool  # 小五門齊: one family only as the pair
 
 
+# The five families of 五門齊 by tile index: 萬, 筒, 索, winds, dragons.
+_FAMILY = tuple(i // 9 if i < 27 else (3 if i in WIND_IDX else 4) for i in range(len(PLAYING_TILES)))
+
+
 @check("five_gates", FiveGatesParams, forms=(STANDARD,), needs="has_honours")
 def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
     if it.form != STANDARD:
         return None
-
-    def family(i: int) -> int:
-        return i // 9 if i < 27 else (3 if i in WIND_IDX else 4)
-
-    in_sets = {family(s.index) for s in it.sets}
-    pair_family = family(it.pair) if it.pair is not None else -1
+    in_sets = {_FAMILY[s.index] for s in it.sets}
+    pair_family = _FAMILY[it.pair] if it.pair is not None else -1
     if p.pair_allowed:
         if len(in_sets) == 4 and pair_family not in in_sets:
             return 1, "five families, one of them only as the pair"
