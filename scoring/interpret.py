@@ -12,7 +12,7 @@ from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
 from .decompose import Counts, Group
-from .hand import CONTEXT_FIELDS, Hand
+from .hand import CONTEXT_FIELDS, Hand, WinContext
 from .tiles import PLAYING_TILES, SEAT_FLOWERS, TILE_INDEX, WIND_TILE
 
 DRAGON_IDX = (31, 32, 33)
@@ -63,6 +63,28 @@ class fact(Generic[T]):
         return value
 
 
+class fact_of(fact[T]):
+    """One of several facts that a single pass computes together: ``compute`` returns them all by
+    name, and the first read of any stores them all, so reading the others costs nothing more.
+    Each first read of a fact is a call or two, which for the small facts was most of their cost."""
+
+    def __init__(self, compute: Callable[[Any], dict[str, Any]], name: str) -> None:
+        self.compute = compute
+        self.name = name
+        self.__doc__ = compute.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> fact_of[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object, owner: type | None = None) -> fact_of[T] | T:
+        if obj is None:
+            return self
+        values = self.compute(obj)
+        obj.__dict__.update(values)
+        return values[self.name]
+
+
 HONOURS_START = 27  # counts[27:] are the honours
 KINDS = range(len(PLAYING_TILES))
 # The tiles of each set, by kind and first tile index (a chow's lowest tile).
@@ -106,68 +128,63 @@ class Interpretation:
     options: tuple[tuple[str, object], ...]
 
     # -- facts shared by many patterns -------------------------------------------------
-    @fact
-    def ctx(self):
-        return self.hand.context
+    def _situation(self) -> dict[str, Any]:
+        """The situation, and what situational checks need, read once to skip them all when false:
+        the rare facts (天胡, 搶槓, 海底, ...) are read together, so a hand with none skips them all."""
+        ctx = self.hand.context
+        return {
+            "ctx": ctx,
+            "dealer_won": ctx.dealer,
+            "self_drawn": ctx.self_drawn,
+            "has_flowers": bool(self.hand.flowers),
+            "rare_situation": _RARE_CONTEXT_VALUES(ctx) != RARE_CONTEXT_DEFAULT_VALUES,
+        }
+
+    ctx = fact_of[WinContext](_situation, "ctx")
+    dealer_won = fact_of[bool](_situation, "dealer_won")
+    self_drawn = fact_of[bool](_situation, "self_drawn")
+    has_flowers = fact_of[bool](_situation, "has_flowers")
+    rare_situation = fact_of[bool](_situation, "rare_situation")
 
     @fact
     def opts(self) -> dict:
         return dict(self.options)
 
-    # What situational checks need, read once to skip them all when false.
-    @fact
-    def dealer_won(self) -> bool:
-        return self.ctx.dealer
-
-    @fact
-    def self_drawn(self) -> bool:
-        return self.ctx.self_drawn
-
-    @fact
-    def has_flowers(self) -> bool:
-        return bool(self.hand.flowers)
-
-    @fact
-    def rare_situation(self) -> bool:
-        """A situational fact beyond the everyday ones (self-draw, winds, dealer, streak) is set:
-        each rarer pattern (天胡, 搶槓, 海底, ...) needs its own, so a hand with none skips them all."""
-        return _RARE_CONTEXT_VALUES(self.ctx) != RARE_CONTEXT_DEFAULT_VALUES
-
     @fact
     def kinds_present(self) -> frozenset[int]:
         return frozenset(compress(KINDS, self.counts))
 
-    @fact
-    def has_honours(self) -> bool:
-        return any(self.counts[HONOURS_START:])
-
-    @fact
-    def suits(self) -> frozenset[int]:
+    def _tile_shape(self) -> dict[str, Any]:
+        """Which suits the tiles are of, and whether there are honours (清一色, 混一色 need one suit)."""
         counts = self.counts
-        return frozenset([suit for suit, start in ((0, 0), (1, 9), (2, 18)) if any(counts[start : start + 9])])
+        suits = frozenset([suit for suit, start in ((0, 0), (1, 9), (2, 18)) if any(counts[start : start + 9])])
+        return {"suits": suits, "one_suit": len(suits) == 1, "has_honours": any(counts[HONOURS_START:])}
 
-    @fact
-    def one_suit(self) -> bool:
-        """The tiles are of one suit, honours aside (清一色, 混一色 need it)."""
-        return len(self.suits) == 1
+    suits = fact_of[frozenset[int]](_tile_shape, "suits")
+    one_suit = fact_of[bool](_tile_shape, "one_suit")
+    has_honours = fact_of[bool](_tile_shape, "has_honours")
 
-    @fact
-    def only_chows(self) -> bool:
-        """Every set is a chow (平胡 needs it)."""
-        return not self.pungs
+    def _set_shape(self) -> dict[str, Any]:
+        """The pungs (and kongs) and the chows; whether all sets are chows (平胡 needs it) or all
+        pungs (碰碰胡 and 簡簡糊 need it); whether some pung is of winds or dragons (every
+        honour-pung pattern needs one)."""
+        pungs: list[SetView] = []
+        chows: list[SetView] = []
+        for s in self.sets:
+            (chows if s.kind == "chow" else pungs).append(s)
+        return {
+            "pungs": tuple(pungs),
+            "chows": tuple(chows),
+            "only_chows": not pungs,
+            "only_pungs": not chows,
+            "honour_pungs": any([s.index >= HONOURS_START for s in pungs]),
+        }
 
-    @fact
-    def only_pungs(self) -> bool:
-        """Every set is a pung or kong (碰碰胡 and 簡簡糊 need it)."""
-        return not self.chows
-
-    @fact
-    def pungs(self) -> tuple[SetView, ...]:
-        return tuple([s for s in self.sets if s.kind != "chow"])
-
-    @fact
-    def chows(self) -> tuple[SetView, ...]:
-        return tuple([s for s in self.sets if s.kind == "chow"])
+    pungs = fact_of[tuple[SetView, ...]](_set_shape, "pungs")
+    chows = fact_of[tuple[SetView, ...]](_set_shape, "chows")
+    only_chows = fact_of[bool](_set_shape, "only_chows")
+    only_pungs = fact_of[bool](_set_shape, "only_pungs")
+    honour_pungs = fact_of[bool](_set_shape, "honour_pungs")
 
     @fact
     def concealed_pungs(self) -> int:
@@ -231,11 +248,6 @@ class Interpretation:
         """Some chow appears twice or more (一般高 and its kin need one)."""
         chows = self.chows
         return len({s.index for s in chows}) < len(chows)
-
-    @fact
-    def honour_pungs(self) -> bool:
-        """Some pung or kong is of winds or dragons (every honour-pung pattern needs one)."""
-        return any([s.index >= HONOURS_START for s in self.pungs])
 
     @fact
     def shared_numbers(self) -> bool:
