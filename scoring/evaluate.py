@@ -535,7 +535,21 @@ def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[i
     ranked, best_ranked = sorted((i.id, i.tai) for i in items), sorted((i.id, i.tai) for i in best_items)
     if ranked != best_ranked:
         return ranked > best_ranked
+    if _same_description(it, best_it):  # readings of one decomposition, say: the text ties too
+        return False
     return repr(it.describe()) > repr(best_it.describe())
+
+
+def _same_description(it: Interpretation, other: Interpretation) -> bool:
+    """Whether two readings of one hand describe alike: the same form, pair, and sets by kind, tiles
+    and whether melded (what ``describe`` shows of them). Readings that differ only in the group
+    the winning tile completed do, and their text need not be built to say so."""
+    if it.form != other.form or it.pair != other.pair or len(it.sets) != len(other.sets):
+        return False
+    return all(mine is theirs or _SHOWN(mine) == _SHOWN(theirs) for mine, theirs in zip(it.sets, other.sets, strict=True))
+
+
+_SHOWN = attrgetter("kind", "index", "melded", "concealed_kong")  # what describe shows of a set
 
 
 def score(hand: Hand) -> ScoreResult:

@@ -134,6 +134,14 @@ def _tiles(values: list, where: str) -> tuple[str, ...]:
     return tuple(_tile(v, where) for v in values)
 
 
+def _flower_codes(values: list) -> list[str]:
+    """The flower codes in ``values``, or a ``HandError`` naming the first that is not one."""
+    with suppress(TypeError):  # an unhashable value: the slow path names it
+        if _AS_SET[FLOWERS].issuperset(values):
+            return values
+    return [_tile(v, "flowers", FLOWERS) for v in values]
+
+
 def _int(data: dict, key: str, default: int, low: int = 0) -> int:
     value = data.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
@@ -162,9 +170,7 @@ def parse_hand(data: Any) -> Hand:
     flowers_raw = data.get("flowers") or []
     if not isinstance(flowers_raw, list):
         raise HandError(ErrorCode.BAD_FIELD, "'flowers' must be a list of flower codes")
-    flowers = (
-        tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
-    )
+    flowers = tuple(sorted(_flower_codes(flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
     repeated = [f for f, n in Counter(flowers).items() if n > 1] if len(set(flowers)) < len(flowers) else []
     if repeated:
         raise HandError(
@@ -274,15 +280,32 @@ _FIELD_RULE_BY_NAME = {rule.name: rule for rule in _FIELD_RULES}
 
 def _parse_context(data: dict) -> WinContext:
     # Only the fields given are read: the others keep their defaults, which need no checking.
+    # Situations repeat from hand to hand, so each is checked once, found by the values as given
+    # (with their types: 1 == True, but only one of them is a valid flag).
+    rules = _FIELD_RULE_BY_NAME
+    given = tuple([(name, value, type(value)) for name, value in data.items() if name in rules])
+    try:
+        return _checked_context(given)
+    except TypeError:  # an unhashable value: reading it names the problem
+        return _read_context(data)
+
+
+@lru_cache(maxsize=1024)  # values come from callers (a streak is any whole number): bounded
+def _checked_context(given: tuple[tuple[str, Any, type], ...]) -> WinContext:
+    """The one ``WinContext`` for these field values as given, checked: shared by every hand in it."""
+    return _read_context({name: value for name, value, _ in given})
+
+
+def _read_context(data: dict) -> WinContext:
     rules = _FIELD_RULE_BY_NAME
     try:
-        given = tuple((name, rules[name].read(data)) for name in data if name in rules)
+        given = {name: rules[name].read(data) for name in data if name in rules}
     except HandError:  # name the first bad field in the fields' own order, whatever the JSON's order
         for rule in _FIELD_RULES:
             if rule.name in data:
                 rule.read(data)
         raise
-    context = _context(given)
+    context = WinContext(**given)
     if context.robbing_kong and context.self_drawn:
         raise HandError(ErrorCode.BAD_CONTEXT, "robbing a kong wins on another player's tile, so self_drawn must be false")
     if context.heavenly and not context.dealer:
@@ -290,12 +313,6 @@ def _parse_context(data: dict) -> WinContext:
     if (context.earthly or context.human) and context.dealer:
         raise HandError(ErrorCode.BAD_CONTEXT, "地胡/人胡 are non-dealer wins; set dealer to false")
     return context
-
-
-@lru_cache(maxsize=1024)  # values come from callers (a streak is any whole number): bounded
-def _context(given: tuple[tuple[str, Any], ...]) -> WinContext:
-    """The one ``WinContext`` for these checked field values: situations repeat from hand to hand."""
-    return WinContext(**dict(given))
 
 
 def _parse_settlement(data: dict) -> Settlement | None:
