@@ -158,11 +158,20 @@ class Interpretation:
         """Which suits the tiles are of, and whether there are honours (清一色, 混一色 need one suit)."""
         counts = self.counts
         suits = frozenset([suit for suit, start in ((0, 0), (1, 9), (2, 18)) if any(counts[start : start + 9])])
-        return {"suits": suits, "one_suit": len(suits) == 1, "has_honours": any(counts[HONOURS_START:])}
+        has_honours = any(counts[HONOURS_START:])
+        return {
+            "suits": suits,
+            "one_suit": len(suits) == 1,
+            "honours_only": not suits,
+            "has_honours": has_honours,
+            "honourless": not has_honours,
+        }
 
     suits = fact_of[frozenset[int]](_tile_shape, "suits")
     one_suit = fact_of[bool](_tile_shape, "one_suit")
+    honours_only = fact_of[bool](_tile_shape, "honours_only")  # 字一色 needs it
     has_honours = fact_of[bool](_tile_shape, "has_honours")
+    honourless = fact_of[bool](_tile_shape, "honourless")  # 斷么, 無字, 缺一門, 清么九 need it
 
     def _set_shape(self) -> dict[str, Any]:
         """The pungs (and kongs) and the chows; whether all sets are chows (平胡 needs it) or all
@@ -172,12 +181,18 @@ class Interpretation:
         chows: list[SetView] = []
         for s in self.sets:
             (chows if s.kind == "chow" else pungs).append(s)
+        dragon_pungs = sum(1 for s in pungs if s.index in DRAGON_IDX)
+        wind_pungs = sum(1 for s in pungs if s.index in WIND_IDX)
         return {
             "pungs": tuple(pungs),
             "chows": tuple(chows),
             "only_chows": not pungs,
             "only_pungs": not chows,
-            "honour_pungs": any([s.index >= HONOURS_START for s in pungs]),
+            "honour_pungs": bool(dragon_pungs or wind_pungs),
+            "dragon_pungs": dragon_pungs,
+            "wind_pungs": wind_pungs,
+            "two_dragon_pungs": dragon_pungs >= 2,
+            "two_wind_pungs": wind_pungs >= 2,
         }
 
     pungs = fact_of[tuple[SetView, ...]](_set_shape, "pungs")
@@ -185,6 +200,10 @@ class Interpretation:
     only_chows = fact_of[bool](_set_shape, "only_chows")
     only_pungs = fact_of[bool](_set_shape, "only_pungs")
     honour_pungs = fact_of[bool](_set_shape, "honour_pungs")
+    dragon_pungs = fact_of[int](_set_shape, "dragon_pungs")
+    wind_pungs = fact_of[int](_set_shape, "wind_pungs")
+    two_dragon_pungs = fact_of[bool](_set_shape, "two_dragon_pungs")  # 小三元, 大三元 need them
+    two_wind_pungs = fact_of[bool](_set_shape, "two_wind_pungs")  # 小三風 and up need them
 
     @fact
     def concealed_pungs(self) -> int:
@@ -196,14 +215,6 @@ class Interpretation:
 
     def pung_of(self, index: int) -> bool:
         return any(s.index == index and s.kind != "chow" for s in self.sets)
-
-    @fact
-    def dragon_pungs(self) -> int:
-        return sum(1 for s in self.pungs if s.index in DRAGON_IDX)
-
-    @fact
-    def wind_pungs(self) -> int:
-        return sum(1 for s in self.pungs if s.index in WIND_IDX)
 
     @fact
     def seat_wind_index(self) -> int:

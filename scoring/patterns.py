@@ -352,34 +352,34 @@ def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     return (units, "honour pungs: " + ", ".join(parts)) if units else None
 
 
-@check("small_dragons", needs="honour_pungs")
+@check("small_dragons", needs="two_dragon_pungs")
 def small_dragons(it: Interpretation, p: NoParams) -> Hit:
     if it.dragon_pungs == 2 and it.pair in DRAGON_IDX:
         return 1, "two dragon pungs and a dragon pair"
     return None
 
 
-@check("big_dragons", needs="honour_pungs")
+@check("big_dragons", needs="two_dragon_pungs")
 def big_dragons(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of 中、發、白") if it.dragon_pungs == 3 else None
 
 
-@check("small_three_winds", needs="honour_pungs")
+@check("small_three_winds", needs="two_wind_pungs")
 def small_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "two wind pungs and a wind pair") if it.wind_pungs == 2 and it.pair in WIND_IDX else None
 
 
-@check("big_three_winds", needs="honour_pungs")
+@check("big_three_winds", needs="two_wind_pungs")
 def big_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs") if it.wind_pungs == 3 else None
 
 
-@check("small_winds", needs="honour_pungs")
+@check("small_winds", needs="two_wind_pungs")
 def small_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs and a wind pair") if it.wind_pungs == 3 and it.pair in WIND_IDX else None
 
 
-@check("big_winds", needs="honour_pungs")
+@check("big_winds", needs="two_wind_pungs")
 def big_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of all four winds") if it.wind_pungs == 4 else None
 
@@ -395,12 +395,12 @@ def full_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit, no honours") if len(it.suits) == 1 and not it.has_honours else None
 
 
-@check("all_honours")
+@check("all_honours", needs="honours_only")
 def all_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "honour tiles only") if not it.suits and it.form != FLOWER_WIN else None
 
 
-@check("no_honours")
+@check("no_honours", needs="honourless")
 def no_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no honour tile") if not it.has_honours and it.form != FLOWER_WIN else None
 
@@ -410,26 +410,26 @@ def no_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no flower") if not it.hand.flowers and it.form != FLOWER_WIN else None
 
 
-@check("no_honours_no_flowers")
+@check("no_honours_no_flowers", needs="honourless")
 def no_honours_no_flowers(it: Interpretation, p: NoParams) -> Hit:
     if it.has_honours or it.hand.flowers or it.form == FLOWER_WIN:
         return None
     return 1, "no honour tile and no flower"
 
 
-@check("missing_suit")
+@check("missing_suit", needs="honourless")
 def missing_suit(it: Interpretation, p: NoParams) -> Hit:
     return (1, "exactly two suits, no honours") if len(it.suits) == 2 and not it.has_honours else None
 
 
-@check("all_simples")
+@check("all_simples", needs="honourless")
 def all_simples(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or it.has_honours or it.kinds_present & TERMINAL_IDX:
         return None
     return 1, "no 1, no 9, no honours"
 
 
-@check("terminals_and_honours")
+@check("terminals_and_honours", needs="has_honours")
 def terminals_and_honours(it: Interpretation, p: NoParams) -> Hit:
     """花么九: every tile a terminal or an honour, both kinds present."""
     kinds = it.kinds_present
@@ -438,7 +438,7 @@ def terminals_and_honours(it: Interpretation, p: NoParams) -> Hit:
     return None
 
 
-@check("all_terminals")
+@check("all_terminals", needs="honourless")
 def all_terminals(it: Interpretation, p: NoParams) -> Hit:
     return (1, "only 1s and 9s") if it.kinds_present and it.kinds_present <= TERMINAL_IDX else None
 
