@@ -86,6 +86,7 @@ class fact_of(fact[T]):
 
 
 HONOURS_START = 27  # counts[27:] are the honours
+FLOWER_SETS = (frozenset(("1f", "2f", "3f", "4f")), frozenset(("5f", "6f", "7f", "8f")))  # 春夏秋冬, 梅蘭菊竹
 KINDS = range(len(PLAYING_TILES))
 # The tiles of each set, by kind and first tile index (a chow's lowest tile).
 _SET_TILES: dict[str, dict[int, tuple[str, ...]]] = {
@@ -185,6 +186,7 @@ class Interpretation:
         wind_pungs = sum(1 for s in pungs if s.index in WIND_IDX)
         return {
             "pungs": tuple(pungs),
+            "pung_indices": frozenset([s.index for s in pungs]),
             "chows": tuple(chows),
             "only_chows": not pungs,
             "only_pungs": not chows,
@@ -196,6 +198,7 @@ class Interpretation:
         }
 
     pungs = fact_of[tuple[SetView, ...]](_set_shape, "pungs")
+    pung_indices = fact_of[frozenset[int]](_set_shape, "pung_indices")
     chows = fact_of[tuple[SetView, ...]](_set_shape, "chows")
     only_chows = fact_of[bool](_set_shape, "only_chows")
     only_pungs = fact_of[bool](_set_shape, "only_pungs")
@@ -214,7 +217,7 @@ class Interpretation:
         return len(pungs)
 
     def pung_of(self, index: int) -> bool:
-        return any(s.index == index and s.kind != "chow" for s in self.sets)
+        return index in self.pung_indices
 
     @fact
     def seat_wind_index(self) -> int:
@@ -227,7 +230,7 @@ class Interpretation:
     @fact
     def flower_sets(self) -> int:
         flowers = set(self.hand.flowers)
-        return sum(1 for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")) if flowers >= set(group))
+        return sum(1 for group in FLOWER_SETS if flowers >= group)
 
     @fact
     def seat_flowers(self) -> tuple[str, ...]:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from .interpret import (
     CLOSED,
     DRAGON_IDX,
     EDGE,
+    FLOWER_SETS,
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
     SHANPON,
@@ -27,7 +29,7 @@ from .interpret import (
     SetView,
     fact,
 )
-from .tiles import PLAYING_TILES, chinese_name
+from .tiles import PLAYING_TILES, SEAT_FLOWERS, chinese_name
 
 Hit = tuple[int, str] | None
 WaitShape = Literal["single", "shanpon", "closed", "edge", "two_sided"]
@@ -75,6 +77,7 @@ CHECKS: dict[str, Check] = {}
 CHECK_SPECS: dict[str, CheckSpec] = {}
 
 TERMINAL_IDX = frozenset(i for i in range(27) if i % 9 in (0, 8))
+TERMINALS_AND_HONOURS = TERMINAL_IDX | frozenset(range(27, len(PLAYING_TILES)))
 
 
 def check(
@@ -270,11 +273,18 @@ def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
 def seat_flower(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN:
         return None
+    return _own_seat_flowers(it.hand.flowers, it.ctx.seat_wind)
+
+
+@lru_cache(maxsize=4 * 2**8)  # every seat with every set of flowers: bounded, and they repeat
+def _own_seat_flowers(flowers: tuple[str, ...], seat_wind: str) -> Hit:
+    """正花: the own-seat flowers that are not part of a full set of four (花槓 counts those)."""
+    held = set(flowers)
     full: set[str] = set()
-    for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")):
-        if set(it.hand.flowers) >= set(group):
+    for group in FLOWER_SETS:
+        if held >= group:
             full.update(group)
-    own = [f for f in it.seat_flowers if f not in full]
+    own = [f for f in flowers if f in SEAT_FLOWERS[seat_wind] and f not in full]
     return (len(own), f"own-seat flower(s) {'、'.join(chinese_name(f) for f in own)}") if own else None
 
 
@@ -432,8 +442,7 @@ def all_simples(it: Interpretation, p: NoParams) -> Hit:
 @check("terminals_and_honours", needs="has_honours")
 def terminals_and_honours(it: Interpretation, p: NoParams) -> Hit:
     """花么九: every tile a terminal or an honour, both kinds present."""
-    kinds = it.kinds_present
-    if it.suits and it.has_honours and all(i in TERMINAL_IDX or i >= 27 for i in kinds):
+    if it.suits and it.has_honours and it.kinds_present <= TERMINALS_AND_HONOURS:
         return 1, "only 1s, 9s and honours"
     return None
 
@@ -588,8 +597,10 @@ def wait(it: Interpretation, p: WaitParams) -> Hit:
             return None
     elif not lone and not (p.any_count_option and it.opts[p.any_count_option]):
         return None
-    names = {SINGLE: "single (單吊)", EDGE: "edge (邊張)", CLOSED: "closed (崁張)", SHANPON: "shanpon (對碰)"}
-    return 1, f"{names.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
+    return 1, f"{_WAIT_NAMES.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
+
+
+_WAIT_NAMES = {SINGLE: "single (單吊)", EDGE: "edge (邊張)", CLOSED: "closed (崁張)", SHANPON: "shanpon (對碰)"}
 
 
 @check("shanpon", forms=(STANDARD,))
@@ -610,11 +621,17 @@ def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
     if it.form != STANDARD:
         return None
-    counts = it.chow_counts
-    triple = sum(1 for n in counts.values() if n >= 3)
-    pairs = sum(1 for n in counts.values() if n == 2) + sum(1 for n in counts.values() if n >= 4)
-    level = {"triple": triple >= 1, "double": pairs >= 2, "single": pairs == 1 and not triple}
-    return (1, "identical chows in one suit") if level[p.level] else None
+    triple = pairs = 0
+    for n in it.chow_counts.values():
+        triple += n >= 3
+        pairs += n == 2 or n >= 4  # four of one chow are two pairs of them
+    if p.level == "triple":
+        found = triple >= 1
+    elif p.level == "double":
+        found = pairs >= 2
+    else:
+        found = pairs == 1 and not triple
+    return (1, "identical chows in one suit") if found else None
 
 
 @check("sisters", forms=(STANDARD,), needs="shared_numbers")
