@@ -199,7 +199,7 @@ def is_standard_win(counts: Counts) -> bool:
 
 def is_pairs_and_triplet(counts: Counts) -> bool:
     """哩咕哩咕: 7 pairs + 1 triplet over 17 tiles; four of a kind counts as two pairs."""
-    if sum(counts) != 17:
+    if 1 in counts or sum(counts) != 17:  # a kind held once is neither a pair nor the triplet
         return False
     triplets = sum(1 for n in counts if n in (3,))
     odd = [n for n in counts if n % 2]

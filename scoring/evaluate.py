@@ -229,11 +229,12 @@ def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple
     if meld_count or sum(base) != 16:
         return ()
     possible = []
-    if "pairs_and_triplet" in forms and sum(n % 2 for n in base) <= 2:
+    # (Kinds held once are odd counts too: more than two of them rule out 哩咕哩咕 at a glance.)
+    if "pairs_and_triplet" in forms and base.count(1) <= 2 and sum(n % 2 for n in base) <= 2:
         possible.append("pairs_and_triplet")
     if "thirteen_orphans" in forms and sum(1 for i in ORPHANS if not base[i]) <= 1:
         possible.append("thirteen_orphans")
-    if "sixteen_unrelated" in forms and max(base) <= 2 and sum(1 for n in base[27:] if not n) <= 1:
+    if "sixteen_unrelated" in forms and max(base) <= 2 and base[27:].count(0) <= 1:
         possible.append("sixteen_unrelated")
     return tuple(possible)
 
