@@ -23,7 +23,7 @@ from .decompose import (
     to_counts,
 )
 from .errors import ErrorCode
-from .hand import Hand, HandError, Meld
+from .hand import Hand, HandError
 from .interpret import (
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
@@ -77,15 +77,15 @@ class ScoreResult:
 
 # The set views are values over a small domain (a meld: 228 kinds; a set in hand: a kind, a tile,
 # concealed or not), so each is built once and shared; the bounds only guard the domain.
-@lru_cache(maxsize=512)
-def _meld_set(meld: Meld) -> SetView:
+@lru_cache(maxsize=512)  # found by the meld's kind and tiles, which hash in C (a ``Meld`` hashes in Python)
+def _meld_view(kind: str, tiles: tuple[str, ...]) -> SetView:
     return SetView(
-        kind="chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong"),
-        index=TILE_INDEX[meld.tiles[0]],
+        kind="chow" if kind == "chow" else ("pung" if kind == "pung" else "kong"),
+        index=TILE_INDEX[tiles[0]],
         melded=True,
-        is_open=meld.is_open,
-        concealed_pung=meld.kind == "concealed_kong",
-        concealed_kong=meld.kind == "concealed_kong",
+        is_open=kind != "concealed_kong",
+        concealed_pung=kind == "concealed_kong",
+        concealed_kong=kind == "concealed_kong",
     )
 
 
@@ -251,7 +251,7 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
             full[TILE_INDEX[tile]] += 1
     every_tile = tuple(full)
     full[winning] -= 1  # the 16 tiles before the win
-    melds = tuple(_meld_set(meld) for meld in hand.melds)
+    melds = tuple([_meld_view(meld.kind, meld.tiles) for meld in hand.melds])
     waits = _wait_set(base, full, len(hand.melds), preset.forms)
     opts = options_key  # the resolved options, sorted
 
