@@ -133,12 +133,17 @@ class Interpretation:
         """The situation, and what situational checks need, read once to skip them all when false:
         the rare facts (天胡, 搶槓, 海底, ...) are read together, so a hand with none skips them all."""
         ctx = self.hand.context
+        melds = self.hand.melds
         return {
             "ctx": ctx,
             "dealer_won": ctx.dealer,
             "self_drawn": ctx.self_drawn,
             "has_flowers": bool(self.hand.flowers),
             "rare_situation": _RARE_CONTEXT_VALUES(ctx) != RARE_CONTEXT_DEFAULT_VALUES,
+            "seat_wind_index": TILE_INDEX[WIND_TILE[ctx.seat_wind]],
+            "round_wind_index": TILE_INDEX[WIND_TILE[ctx.round_wind]],
+            # 全求人 shape: five called melds and a single concealed tile.
+            "all_melded": len(melds) == 5 and all(m.is_open for m in melds),
         }
 
     ctx = fact_of[WinContext](_situation, "ctx")
@@ -146,6 +151,9 @@ class Interpretation:
     self_drawn = fact_of[bool](_situation, "self_drawn")
     has_flowers = fact_of[bool](_situation, "has_flowers")
     rare_situation = fact_of[bool](_situation, "rare_situation")
+    seat_wind_index = fact_of[int](_situation, "seat_wind_index")
+    round_wind_index = fact_of[int](_situation, "round_wind_index")
+    all_melded = fact_of[bool](_situation, "all_melded")
 
     @fact
     def opts(self) -> dict:
@@ -177,11 +185,18 @@ class Interpretation:
     def _set_shape(self) -> dict[str, Any]:
         """The pungs (and kongs) and the chows; whether all sets are chows (平胡 needs it) or all
         pungs (碰碰胡 and 簡簡糊 need it); whether some pung is of winds or dragons (every
-        honour-pung pattern needs one)."""
+        honour-pung pattern needs one); how many are 暗刻 (a concealed kong counts unless the
+        preset's option says not)."""
         pungs: list[SetView] = []
         chows: list[SetView] = []
+        concealed = concealed_kongs = 0
         for s in self.sets:
             (chows if s.kind == "chow" else pungs).append(s)
+            if s.concealed_pung:
+                concealed += 1
+                concealed_kongs += s.concealed_kong
+        if concealed_kongs and not self.opts.get(CONCEALED_KONG_IS_ANKE, True):
+            concealed -= concealed_kongs
         dragon_pungs = sum(1 for s in pungs if s.index in DRAGON_IDX)
         wind_pungs = sum(1 for s in pungs if s.index in WIND_IDX)
         return {
@@ -195,6 +210,7 @@ class Interpretation:
             "wind_pungs": wind_pungs,
             "two_dragon_pungs": dragon_pungs >= 2,
             "two_wind_pungs": wind_pungs >= 2,
+            "concealed_pungs": concealed,
         }
 
     pungs = fact_of[tuple[SetView, ...]](_set_shape, "pungs")
@@ -207,25 +223,10 @@ class Interpretation:
     wind_pungs = fact_of[int](_set_shape, "wind_pungs")
     two_dragon_pungs = fact_of[bool](_set_shape, "two_dragon_pungs")  # 小三元, 大三元 need them
     two_wind_pungs = fact_of[bool](_set_shape, "two_wind_pungs")  # 小三風 and up need them
-
-    @fact
-    def concealed_pungs(self) -> int:
-        pungs = [s for s in self.sets if s.concealed_pung]
-        kongs = sum(1 for s in pungs if s.concealed_kong)
-        if kongs and not self.opts.get(CONCEALED_KONG_IS_ANKE, True):
-            return len(pungs) - kongs
-        return len(pungs)
+    concealed_pungs = fact_of[int](_set_shape, "concealed_pungs")
 
     def pung_of(self, index: int) -> bool:
         return index in self.pung_indices
-
-    @fact
-    def seat_wind_index(self) -> int:
-        return TILE_INDEX[WIND_TILE[self.ctx.seat_wind]]
-
-    @fact
-    def round_wind_index(self) -> int:
-        return TILE_INDEX[WIND_TILE[self.ctx.round_wind]]
 
     @fact
     def flower_sets(self) -> int:
@@ -237,40 +238,38 @@ class Interpretation:
         return tuple(f for f in self.hand.flowers if f in SEAT_FLOWERS[self.ctx.seat_wind])
 
     @fact
-    def open_melds(self) -> int:
-        return sum(1 for m in self.hand.melds if m.is_open)
-
-    @fact
-    def all_melded(self) -> bool:
-        """全求人 shape: five called melds and a single concealed tile."""
-        return len(self.hand.melds) == 5 and self.open_melds == 5
-
-    @fact
     def wait_count(self) -> int:
         return len(self.waits)
 
-    @fact
-    def chow_counts(self) -> dict[int, int]:
-        """How many chows start at each tile index (一般高 and its kin)."""
-        counts: dict[int, int] = {}
-        for s in self.chows:
-            counts[s.index] = counts.get(s.index, 0) + 1
-        return counts
-
-    @fact
-    def repeated_chows(self) -> bool:
-        """Some chow appears twice or more (一般高 and its kin need one)."""
-        chows = self.chows
-        return len({s.index for s in chows}) < len(chows)
-
-    @fact
-    def shared_numbers(self) -> bool:
-        """Some suited set appears in two suits or more (姊妹, 三相逢)."""
+    def _suited_sets(self) -> dict[str, Any]:
+        """The suited sets by where they start, in one pass: how many chows start at each tile
+        (一般高 and its kin), the chow at each start (the last of twins), whether some chow appears
+        twice or more (一般高 and its kin need one), and whether some set appears in two suits or
+        more (姊妹, 三相逢 need one)."""
+        chow_counts: dict[int, int] = {}
+        chow_starts: dict[int, SetView] = {}
         suit_of: dict[tuple[bool, int], int] = {}  # (chow or not, number) → the first suit seen with it
+        shared = False
         for s in self.sets:
-            if s.index < HONOURS_START and suit_of.setdefault((s.kind == "chow", s.index % 9), s.index // 9) != s.index // 9:
-                return True
-        return False
+            index = s.index
+            if index >= HONOURS_START:
+                continue
+            if s.kind == "chow":
+                chow_counts[index] = chow_counts.get(index, 0) + 1
+                chow_starts[index] = s
+            if suit_of.setdefault((s.kind == "chow", index % 9), index // 9) != index // 9:
+                shared = True
+        return {
+            "chow_counts": chow_counts,
+            "chow_starts": chow_starts,
+            "repeated_chows": any(n >= 2 for n in chow_counts.values()),
+            "shared_numbers": shared,
+        }
+
+    chow_counts = fact_of[dict[int, int]](_suited_sets, "chow_counts")
+    chow_starts = fact_of[dict[int, SetView]](_suited_sets, "chow_starts")
+    repeated_chows = fact_of[bool](_suited_sets, "repeated_chows")
+    shared_numbers = fact_of[bool](_suited_sets, "shared_numbers")
 
     @fact
     def fours_in_hand(self) -> list[int]:
@@ -294,10 +293,6 @@ class Interpretation:
     def chow_positions(self) -> dict[int, int]:
         """Where each chow stands in ``sets``, by its first tile index (the last of twins)."""
         return {s.index: i for i, s in enumerate(self.sets) if s.kind == "chow"}
-
-    @fact
-    def chow_starts(self) -> dict[int, SetView]:
-        return {s.index: s for s in self.chows}
 
     @fact
     def dragon_chows(self) -> tuple[str, list[SetView]] | None:
