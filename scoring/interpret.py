@@ -144,6 +144,7 @@ class Interpretation:
             "round_wind_index": TILE_INDEX[WIND_TILE[ctx.round_wind]],
             # 全求人 shape: five called melds and a single concealed tile.
             "all_melded": len(melds) == 5 and all(m.is_open for m in melds),
+            "concealed_hand": not any(m.is_open for m in melds),  # 門清 (a concealed kong is fine)
         }
 
     ctx = fact_of[WinContext](_situation, "ctx")
@@ -154,6 +155,7 @@ class Interpretation:
     seat_wind_index = fact_of[int](_situation, "seat_wind_index")
     round_wind_index = fact_of[int](_situation, "round_wind_index")
     all_melded = fact_of[bool](_situation, "all_melded")
+    concealed_hand = fact_of[bool](_situation, "concealed_hand")
 
     @fact
     def opts(self) -> dict:

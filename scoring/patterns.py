@@ -152,12 +152,12 @@ def self_draw(it: Interpretation, p: NoParams) -> Hit:
 
 @check("concealed", situational=True)
 def concealed(it: Interpretation, p: NoParams) -> Hit:
-    return (1, "no chow, pung or exposed kong") if it.hand.is_concealed and it.form != FLOWER_WIN else None
+    return (1, "no chow, pung or exposed kong") if it.concealed_hand and it.form != FLOWER_WIN else None
 
 
 @check("concealed_self_draw", situational=True, needs="self_drawn")
 def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
-    if it.hand.is_concealed and it.ctx.self_drawn and it.form != FLOWER_WIN:
+    if it.concealed_hand and it.ctx.self_drawn and it.form != FLOWER_WIN:
         return 1, "concealed hand won on own draw"
     return None
 
@@ -249,7 +249,7 @@ class EarthlyReadyParams(Params):
 
 @check("earthly_ready", EarthlyReadyParams, situational=True, needs="rare_situation")
 def earthly_ready(it: Interpretation, p: EarthlyReadyParams) -> Hit:
-    if not it.ctx.earthly_ready or (p.requires_concealed and not it.hand.is_concealed):
+    if not it.ctx.earthly_ready or (p.requires_concealed and not it.concealed_hand):
         return None
     return 1, "ready within the first go-round"
 
@@ -298,10 +298,16 @@ def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     """見花見台, or hk 花: every flower counts; hk adds one more for each own-seat flower."""
     if it.form == FLOWER_WIN or not it.hand.flowers:
         return None
-    units = len(it.hand.flowers) + (len(it.seat_flowers) if p.seat_bonus else 0)
-    why = f"{len(it.hand.flowers)} flower(s)"
-    if p.seat_bonus and it.seat_flowers:
-        why += f", +{len(it.seat_flowers)} for own-seat"
+    return _flowers_counted(it.hand.flowers, it.ctx.seat_wind, p.seat_bonus)
+
+
+@lru_cache(maxsize=2 * 4 * 2**8)  # every set of flowers at every seat, with the bonus or not
+def _flowers_counted(flowers: tuple[str, ...], seat_wind: str, seat_bonus: bool) -> Hit:
+    own = [f for f in flowers if f in SEAT_FLOWERS[seat_wind]]
+    units = len(flowers) + (len(own) if seat_bonus else 0)
+    why = f"{len(flowers)} flower(s)"
+    if seat_bonus and own:
+        why += f", +{len(own)} for own-seat"
     return units, why
 
 
@@ -348,17 +354,23 @@ def any_wind_pung(it: Interpretation, p: NoParams) -> Hit:
 @check("honour_pung_bonus", needs="honour_pungs")
 def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     """hk 字: 1 per honour pung, +1 dragon, +1 round wind, +1 seat wind; family sets excluded."""
-    winds_used = (it.wind_pungs == 2 and it.pair in WIND_IDX) or it.wind_pungs >= 3
-    dragons_used = it.dragon_pungs == 3 or (it.dragon_pungs == 2 and it.pair in DRAGON_IDX)
+    honours = tuple([s.index for s in it.pungs if s.index >= 27])
+    return _honour_pung_units(honours, it.pair, it.round_wind_index, it.seat_wind_index)
+
+
+@lru_cache(maxsize=4096)  # a few honour pungs, a pair, two winds: few enough, and they repeat
+def _honour_pung_units(honours: tuple[int, ...], pair: int | None, round_wind: int, seat_wind: int) -> Hit:
+    wind_pungs = sum(1 for i in honours if i in WIND_IDX)
+    dragon_pungs = sum(1 for i in honours if i in DRAGON_IDX)
+    winds_used = (wind_pungs == 2 and pair in WIND_IDX) or wind_pungs >= 3
+    dragons_used = dragon_pungs == 3 or (dragon_pungs == 2 and pair in DRAGON_IDX)
     units, parts = 0, []
-    for s in it.pungs:
-        if s.index < 27:
+    for index in honours:
+        if (index in WIND_IDX and winds_used) or (index in DRAGON_IDX and dragons_used):
             continue
-        if (s.index in WIND_IDX and winds_used) or (s.index in DRAGON_IDX and dragons_used):
-            continue
-        value = 1 + (s.index in DRAGON_IDX) + (s.index == it.round_wind_index) + (s.index == it.seat_wind_index)
+        value = 1 + (index in DRAGON_IDX) + (index == round_wind) + (index == seat_wind)
         units += value
-        parts.append(f"{_names([s.index])} {value}")
+        parts.append(f"{_names([index])} {value}")
     return (units, "honour pungs: " + ", ".join(parts)) if units else None
 
 
@@ -517,7 +529,7 @@ def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
         return None
     if p.two_sided and it.wait != TWO_SIDED:
         return None
-    if p.concealed_option and it.opts[p.REQUIRES_CONCEALED_OPTION] and not it.hand.is_concealed:
+    if p.concealed_option and it.opts[p.REQUIRES_CONCEALED_OPTION] and not it.concealed_hand:
         return None
     if p.multiwait_option and not it.opts[p.MULTIWAIT_OPTION] and it.wait_count >= 3:
         return None
