@@ -17,6 +17,7 @@ from .tiles import PLAYING_TILES, SEAT_FLOWERS, TILE_INDEX, WIND_TILE
 
 DRAGON_IDX = (31, 32, 33)
 WIND_IDX = (27, 28, 29, 30)
+DRAGONS_START = DRAGON_IDX[0]  # winds from HONOURS_START, then dragons from here
 
 # Forms of a winning hand.
 STANDARD = "standard"
@@ -191,19 +192,23 @@ class Interpretation:
         preset's option says not)."""
         pungs: list[SetView] = []
         chows: list[SetView] = []
-        concealed = concealed_kongs = 0
+        concealed = concealed_kongs = dragon_pungs = wind_pungs = 0
         for s in self.sets:
-            (chows if s.kind == "chow" else pungs).append(s)
+            if s.kind == "chow":
+                chows.append(s)
+            else:
+                pungs.append(s)
+                if s.index >= DRAGONS_START:
+                    dragon_pungs += 1
+                elif s.index >= HONOURS_START:
+                    wind_pungs += 1
             if s.concealed_pung:
                 concealed += 1
                 concealed_kongs += s.concealed_kong
         if concealed_kongs and not self.opts.get(CONCEALED_KONG_IS_ANKE, True):
             concealed -= concealed_kongs
-        dragon_pungs = sum(1 for s in pungs if s.index in DRAGON_IDX)
-        wind_pungs = sum(1 for s in pungs if s.index in WIND_IDX)
         return {
             "pungs": tuple(pungs),
-            "pung_indices": frozenset([s.index for s in pungs]),
             "chows": tuple(chows),
             "only_chows": not pungs,
             "only_pungs": not chows,
@@ -216,7 +221,6 @@ class Interpretation:
         }
 
     pungs = fact_of[tuple[SetView, ...]](_set_shape, "pungs")
-    pung_indices = fact_of[frozenset[int]](_set_shape, "pung_indices")
     chows = fact_of[tuple[SetView, ...]](_set_shape, "chows")
     only_chows = fact_of[bool](_set_shape, "only_chows")
     only_pungs = fact_of[bool](_set_shape, "only_pungs")
@@ -228,7 +232,7 @@ class Interpretation:
     concealed_pungs = fact_of[int](_set_shape, "concealed_pungs")
 
     def pung_of(self, index: int) -> bool:
-        return index in self.pung_indices
+        return any(s.index == index for s in self.pungs)
 
     @fact
     def flower_sets(self) -> int:
