@@ -282,7 +282,13 @@ class Interpretation:
         """Kinds held four times among the concealed sets and the pair (四歸一), never a kong."""
         if 4 not in self.counts:  # what is in hand is never more than the whole hand
             return []
-        return [i for i, n in enumerate(self.unmelded_counts) if n == 4]
+        # Only a kind held four times in all can be, and not one declared as a kong.
+        kongs = {s.index for s in self.sets if s.kind == "kong"}
+        candidates = [i for i, n in enumerate(self.counts) if n == 4 and i not in kongs]
+        if not candidates:
+            return []
+        unmelded = self.unmelded_counts
+        return [i for i in candidates if unmelded[i] == 4]
 
     @fact
     def same_number_suits(self) -> list[int]:
