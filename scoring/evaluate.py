@@ -133,7 +133,7 @@ def _wait_set(base_counts: tuple[int, ...], held: list[int], meld_count: int, fo
             if _is_special_form(tuple(base), special_forms):
                 waits.append(kind)
             base[kind] -= 1
-    return frozenset(kind for kind in waits if held[kind] < 4)
+    return frozenset([kind for kind in waits if held[kind] < 4])
 
 
 STANDARD_ONLY = (STANDARD,)
@@ -518,7 +518,7 @@ def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: 
     # Most 台 first; a stable sort keeps preset order among equals (reverse=True keeps it too).
     items = sorted(kept, key=_TAI, reverse=True)
     chicken = preset.chicken
-    if chicken and it.form != FLOWER_WIN and sum(i.tai for i in items if i.id not in chicken.ignore) == 0:
+    if chicken and it.form != FLOWER_WIN and sum([i.tai for i in items if i.id not in chicken.ignore]) == 0:
         items = [i for i in items if i.id not in chicken.drops]
         items.append(ScoreItem(chicken.id, chicken.name, chicken.tai, "no other scoring pattern (雞糊)"))
     return items
@@ -561,10 +561,10 @@ def score(hand: Hand) -> ScoreResult:
     situational = _situational_hits(readings[0], plan)
     it = readings[0]
     items = _score_one(it, preset, plan, situational)
-    total = sum(i.tai for i in items)
+    total = sum(map(_TAI, items))
     for other in readings[1:]:
         other_items = _score_one(other, preset, plan, situational)
-        other_total = sum(i.tai for i in other_items)
+        other_total = sum(map(_TAI, other_items))
         if _outranks((other_total, other_items, other), (total, items, it)):
             it, items, total = other, other_items, other_total
     payments = payments_for(hand, total) if hand.settlement else None

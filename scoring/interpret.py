@@ -145,7 +145,7 @@ class Interpretation:
             "round_wind_index": TILE_INDEX[WIND_TILE[ctx.round_wind]],
             # 全求人 shape: five called melds and a single concealed tile.
             "all_melded": len(melds) == 5 and all(m.is_open for m in melds),
-            "concealed_hand": not any(m.is_open for m in melds),  # 門清 (a concealed kong is fine)
+            "concealed_hand": all([m.kind == "concealed_kong" for m in melds]),  # 門清: a concealed kong is fine
         }
 
     ctx = fact_of[WinContext](_situation, "ctx")
@@ -268,7 +268,7 @@ class Interpretation:
         return {
             "chow_counts": chow_counts,
             "chow_starts": chow_starts,
-            "repeated_chows": any(n >= 2 for n in chow_counts.values()),
+            "repeated_chows": any([n >= 2 for n in chow_counts.values()]),
             "shared_numbers": shared,
         }
 

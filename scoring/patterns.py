@@ -106,7 +106,7 @@ def check(
 
 
 def _names(indices) -> str:
-    return "、".join(chinese_name(PLAYING_TILES[i]) for i in indices)
+    return "、".join([chinese_name(PLAYING_TILES[i]) for i in indices])
 
 
 # --- dealer ------------------------------------------------------------------------------
