@@ -33,6 +33,7 @@ from .interpret import (
     THIRTEEN_ORPHANS,
     Interpretation,
     SetView,
+    share_hand_facts,
     wait_shape,
 )
 from .patterns import CHECK_SPECS, CHECKS, Check, Params
@@ -563,6 +564,7 @@ def score(hand: Hand) -> ScoreResult:
     items = _score_one(it, preset, plan, situational)
     total = sum(map(_TAI, items))
     for other in readings[1:]:
+        share_hand_facts(readings[0], other)
         other_items = _score_one(other, preset, plan, situational)
         other_total = sum(map(_TAI, other_items))
         if _outranks((other_total, other_items, other), (total, items, it)):

@@ -112,9 +112,26 @@ class SetView:
     def is_pung(self) -> bool:
         return self.kind != "chow"  # pung or kong
 
-    @property
+    @fact
     def tiles(self) -> tuple[str, ...]:
-        return _SET_TILES[self.kind][self.index]
+        return _SET_TILES[self.kind][self.index]  # views are shared, so each looks its tiles up once
+
+
+# Facts of the hand rather than of one reading (they read the situation, the tiles' counts, the
+# options or the wait set, never the sets): the same on every reading of a hand, so a reading
+# takes the ones already worked out on another instead of working them out again.
+HAND_FACTS = (
+    *("ctx", "dealer_won", "self_drawn", "has_flowers", "rare_situation"),
+    *("seat_wind_index", "round_wind_index", "all_melded", "concealed_hand"),
+    *("suits", "one_suit", "honours_only", "has_honours", "honourless"),
+    *("kinds_present", "opts", "wait_count", "flower_sets", "seat_flowers"),
+)
+
+
+def share_hand_facts(scored: Interpretation, other: Interpretation) -> None:
+    """Give ``other``, a reading of the same hand, the hand's facts ``scored`` has worked out."""
+    known = scored.__dict__
+    other.__dict__.update({name: known[name] for name in HAND_FACTS if name in known})
 
 
 @dataclass(frozen=True)
