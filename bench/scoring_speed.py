@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from taicam_datasets.scenes import random_winning_layout
 
-from scoring import decompose, evaluate
+from scoring import decompose, evaluate, interpret, patterns
 from scoring import hand as scoring_hand
 from scoring.api import score_hand
 from scoring.hand import HandError
@@ -152,7 +152,7 @@ def _refused(hands: list[dict]) -> int:
 
 def _clear_scoring_caches() -> None:
     """Start our scorer cold, as the peer starts: every memo table of ours empty."""
-    for module in (decompose, evaluate, scoring_hand):
+    for module in (decompose, evaluate, scoring_hand, interpret, patterns):
         for value in vars(module).values():
             if hasattr(value, "cache_clear"):
                 value.cache_clear()

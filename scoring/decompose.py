@@ -56,14 +56,35 @@ def decompositions(counts: Counts) -> tuple[tuple[int, tuple[Group, ...]], ...]:
     across hands far more often than whole hands do, so a new hand is mostly cache hits.
     The order is the one a whole-hand recursion gives (pair index, then sets by first tile).
     """
-    groups = [counts[a:b] for a, b in zip(GROUP_STARTS, GROUP_ENDS, strict=True)]
+    groups = (counts[0:9], counts[9:18], counts[18:27], counts[27:34])
     remainders = [sum(g) % 3 for g in groups]
-    if sorted(remainders) != [0, 0, 0, 2]:
+    if remainders.count(0) != 3 or 2 not in remainders:
         return ()
     pair_suit = remainders.index(2)
-    per_suit = [_suit_sets(g, GROUP_STARTS[i], i == 3) for i, g in enumerate(groups)]
+    per_suit: list[tuple[tuple[Group, ...], ...]] = []
+    for i, group in enumerate(groups):
+        if i != pair_suit:
+            splits = _suit_sets(group, GROUP_STARTS[i], i == 3)
+            if not splits:  # a suit that does not split: no decomposition at all
+                return ()
+            per_suit.append(splits)
+        else:
+            per_suit.append(((),))  # stands in for the pair suit's splits, filled in below
+    pair_options = _suit_pair_sets(groups[pair_suit], GROUP_STARTS[pair_suit], pair_suit == 3)
     found: list[tuple[int, tuple[Group, ...]]] = []
-    for pair, pair_suit_sets in _suit_pair_sets(groups[pair_suit], GROUP_STARTS[pair_suit], pair_suit == 3):
+    if len(per_suit[0]) == len(per_suit[1]) == len(per_suit[2]) == len(per_suit[3]) == 1:
+        # The usual case: the other suits split one way each, around the pair suit's sets.
+        before: tuple[Group, ...] = ()
+        after: tuple[Group, ...] = ()
+        for i, splits in enumerate(per_suit):
+            if i < pair_suit:
+                before += splits[0]
+            elif i > pair_suit:
+                after += splits[0]
+        for pair, pair_suit_sets in pair_options:
+            found.extend([(pair, before + sets + after) for sets in pair_suit_sets])
+        return tuple(found)
+    for pair, pair_suit_sets in pair_options:
         per_suit[pair_suit] = pair_suit_sets
         found.extend((pair, tuple(chain.from_iterable(parts))) for parts in product(*per_suit))
     return tuple(found)
@@ -178,7 +199,7 @@ def is_standard_win(counts: Counts) -> bool:
 
 def is_pairs_and_triplet(counts: Counts) -> bool:
     """哩咕哩咕: 7 pairs + 1 triplet over 17 tiles; four of a kind counts as two pairs."""
-    if sum(counts) != 17:
+    if 1 in counts or sum(counts) != 17:  # a kind held once is neither a pair nor the triplet
         return False
     triplets = sum(1 for n in counts if n in (3,))
     odd = [n for n in counts if n % 2]

@@ -6,14 +6,13 @@ from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
 
 from .decompose import (
     GROUP_STARTS,
     ORPHANS,
     _suit_splits,
-    _suit_splits_with_pair,
     decompositions,
     group_fits,
     is_pairs_and_triplet,
@@ -24,15 +23,17 @@ from .decompose import (
     to_counts,
 )
 from .errors import ErrorCode
-from .hand import Hand, HandError, Meld
+from .hand import Hand, HandError
 from .interpret import (
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
+    SINGLE,
     SIXTEEN_UNRELATED,
     STANDARD,
     THIRTEEN_ORPHANS,
     Interpretation,
     SetView,
+    share_hand_facts,
     wait_shape,
 )
 from .patterns import CHECK_SPECS, CHECKS, Check, Params
@@ -77,15 +78,15 @@ class ScoreResult:
 
 # The set views are values over a small domain (a meld: 228 kinds; a set in hand: a kind, a tile,
 # concealed or not), so each is built once and shared; the bounds only guard the domain.
-@lru_cache(maxsize=512)
-def _meld_set(meld: Meld) -> SetView:
+@lru_cache(maxsize=512)  # found by the meld's kind and tiles, which hash in C (a ``Meld`` hashes in Python)
+def _meld_view(kind: str, tiles: tuple[str, ...]) -> SetView:
     return SetView(
-        kind="chow" if meld.kind == "chow" else ("pung" if meld.kind == "pung" else "kong"),
-        index=TILE_INDEX[meld.tiles[0]],
+        kind="chow" if kind == "chow" else ("pung" if kind == "pung" else "kong"),
+        index=TILE_INDEX[tiles[0]],
         melded=True,
-        is_open=meld.is_open,
-        concealed_pung=meld.kind == "concealed_kong",
-        concealed_kong=meld.kind == "concealed_kong",
+        is_open=kind != "concealed_kong",
+        concealed_pung=kind == "concealed_kong",
+        concealed_kong=kind == "concealed_kong",
     )
 
 
@@ -98,8 +99,11 @@ def is_complete(counts: tuple[int, ...], meld_count: int, forms: tuple[str, ...]
     """Whether ``counts`` (concealed tiles plus winning tile) completes a hand with ``meld_count`` melds."""
     if sum(counts) == 3 * (SETS_PER_HAND - meld_count) + 2 and is_standard_win(counts):
         return True
-    if meld_count:
-        return False
+    return not meld_count and _is_special_form(counts, forms)
+
+
+def _is_special_form(counts: tuple[int, ...], forms: tuple[str, ...]) -> bool:
+    """Whether the 17 concealed tiles ``counts`` complete one of the special ``forms``."""
     return (
         ("pairs_and_triplet" in forms and is_pairs_and_triplet(counts))
         or ("thirteen_orphans" in forms and bool(thirteen_orphans_split(counts)))
@@ -113,72 +117,109 @@ def wait_set(concealed: tuple[str, ...], melds_tiles: list[str], meld_count: int
     held = list(base)
     for tile in melds_tiles:
         held[TILE_INDEX[tile]] += 1
-    return _wait_set(base, _full_kinds(held), meld_count, forms)
+    return _wait_set(base, held, meld_count, forms)
 
 
-def _full_kinds(held: list[int]) -> frozenset[int]:
-    """The kinds held four times: no fifth tile can complete the hand."""
-    return frozenset(kind for kind, n in enumerate(held) if n >= 4) if max(held) >= 4 else frozenset()
-
-
-def _wait_set(base_counts: tuple[int, ...], full: frozenset[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
-    waits: set[int] = set()
-    if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2:
-        # Each suit is checked once as it stands; a candidate tile changes only its own suit,
-        # and what completes a suit is memoised on that suit's 9 counts alone.
-        groups = (base_counts[0:9], base_counts[9:18], base_counts[18:27], base_counts[27:34])
-        profiles = [_suit_profile(g, i == 3) for i, g in enumerate(groups)]
-        remainders = [r for r, _ in profiles]
-        misfits = [g for g, (_, fits) in enumerate(profiles) if not fits]
-        # The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3):
-        # it goes to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two.
-        if remainders.count(1) == 1 and remainders.count(0) == 3:
-            targets = [remainders.index(1)]
-        elif remainders.count(2) == 2 and remainders.count(0) == 2:
-            targets = [g for g in range(4) if remainders[g] == 2]
-        else:
-            targets = []
-        for g in targets:
-            if not misfits or misfits == [g]:  # every other suit must split as it stands
-                waits.update(GROUP_STARTS[g] + k for k in _suit_completers(groups[g], g == 3))
-    waits -= full
-    special_forms = _possible_special_forms(base_counts, meld_count, forms)
-    if special_forms:
+def _wait_set(base_counts: tuple[int, ...], held: list[int], meld_count: int, forms: tuple[str, ...]) -> frozenset[int]:
+    """W of the concealed ``base_counts``; ``held`` counts the melds' tiles too (16 tiles in all),
+    so that a kind held four times is left out: no fifth tile can complete the hand."""
+    waits = _standard_waits(base_counts) if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2 else []
+    special_forms = _possible_special_forms(base_counts, meld_count, forms) if forms != STANDARD_ONLY else ()
+    if special_forms:  # (only without melds) a kind not among the standard waits can only complete these
         base = list(base_counts)
         for kind in range(len(PLAYING_TILES)):
-            if kind in full or kind in waits:
+            if kind in waits:
                 continue
             base[kind] += 1
-            if is_complete(tuple(base), meld_count, special_forms):
-                waits.add(kind)
+            if _is_special_form(tuple(base), special_forms):
+                waits.append(kind)
             base[kind] -= 1
-    return frozenset(waits)
+    return frozenset([kind for kind in waits if held[kind] < 4])
+
+
+STANDARD_ONLY = (STANDARD,)
+
+
+def _standard_waits(base: tuple[int, ...]) -> list[int]:
+    """The kinds that complete ``base`` as sets and a pair, worked out suit by suit.
+
+    The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3): it goes
+    to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two; every other
+    suit must split as it stands. What one suit needs is memoised on its own counts.
+    """
+    profiles = (
+        _suit_wait_profile(base[0:9], False),
+        _suit_wait_profile(base[9:18], False),
+        _suit_wait_profile(base[18:27], False),
+        _suit_wait_profile(base[27:34], True),
+    )
+    remainders = [profile[0] for profile in profiles]
+    if remainders.count(0) == 3:
+        targets = [remainders.index(1)] if 1 in remainders else []
+    elif remainders.count(0) == 2 and remainders.count(2) == 2:
+        targets = [g for g in range(4) if remainders[g] == 2]
+    else:
+        return []
+    waits: list[int] = []
+    for g in targets:
+        fits = [profile[1] for profile in profiles]
+        fits[g] = True  # the suit that takes the tile need not split before it
+        if all(fits):
+            start = GROUP_STARTS[g]
+            waits.extend([start + k for k in profiles[g][2]])
+    return waits
 
 
 @lru_cache(maxsize=20_000)
-def _suit_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool]:
-    """One suit's tile count mod 3, and whether it splits into sets (plus a pair when 2 mod 3)."""
-    return sum(group) % 3, group_fits(group, honours)
+def _suit_wait_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool, tuple[int, ...]]:
+    """One suit's tile count mod 3, whether it splits into sets (plus a pair when 2 mod 3) as it
+    stands, and the positions where one more tile lets it split (asked only when not 0 mod 3:
+    a suit of sets given one more tile is left with one over)."""
+    remainder = sum(group) % 3
+    return remainder, group_fits(group, honours), _suit_completers(group, honours) if remainder else ()
 
 
-@lru_cache(maxsize=20_000)
 def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     """Positions in one suit where one more tile lets the suit split into sets (and a pair)."""
-    remainder = (sum(group) + 1) % 3
-    if remainder == 1:  # one tile more leaves one over: no suit of sets and a pair
+    remainder = sum(group) % 3
+    if remainder == 2:  # one more tile must leave sets only
+        return _set_completers(group, honours)
+    if remainder == 0:  # one more tile leaves one over
         return ()
-    fits = _suit_splits if remainder == 0 else _suit_splits_with_pair
+    # One more tile must leave sets and a pair: either the pair is held already and the tile
+    # completes the rest into sets, or the tile pairs a held one and the rest is sets as it stands.
+    found: set[int] = set()
+    for i, n in enumerate(group):
+        if n >= 2:
+            rest = list(group)
+            rest[i] -= 2
+            found.update(_set_completers(tuple(rest), honours))
+    held_sum = number_sum(group)
+    for i, n in enumerate(group):
+        # Sets add up to a multiple of 3 in their positions: so must what the pair leaves.
+        if n and (honours or (held_sum - i) % 3 == 0) and i not in found:
+            rest = list(group)
+            rest[i] -= 1
+            if _suit_splits(tuple(rest), honours):
+                found.add(i)
+    return tuple(sorted(found))
+
+
+@lru_cache(maxsize=20_000)
+def _set_completers(suit: tuple[int, ...], honours: bool) -> tuple[int, ...]:
+    """Positions where one more tile lets a suit of 2 mod 3 tiles split into sets only (memoised:
+    what is left of a suit once its pair is set aside recurs across suits and hands)."""
+    if honours:  # only a kind held already can join a pung
+        candidates = [k for k, n in enumerate(suit) if n]
+    else:
+        # The positions must add up to a multiple of 3 (one in three), and only a tile within 2
+        # of one held can join a chow or pung.
+        candidates = [k for k in range(-number_sum(suit) % 3, len(suit), 3) if any(suit[max(0, k - 2) : k + 3])]
     completers = []
-    # Only a tile next to one held (same kind, or within 2 in a suit) can join a set or pair.
-    reach = 0 if honours else 2
-    near = {k for i, n in enumerate(group) if n for k in range(max(0, i - reach), min(len(group), i + reach + 1))}
-    if remainder == 0 and not honours:  # sets only: the positions must add up to a multiple of 3
-        held_sum = number_sum(group)
-        near = {k for k in near if (held_sum + k) % 3 == 0}
-    for k in sorted(near):
-        changed = list(group)
+    for k in candidates:
+        changed = list(suit)
         changed[k] += 1
-        if fits(tuple(changed), honours):
+        if _suit_splits(tuple(changed), honours):
             completers.append(k)
     return tuple(completers)
 
@@ -189,31 +230,31 @@ def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple
     if meld_count or sum(base) != 16:
         return ()
     possible = []
-    if "pairs_and_triplet" in forms and sum(n % 2 for n in base) <= 2:
+    # (Kinds held once are odd counts too: more than two of them rule out 哩咕哩咕 at a glance.)
+    if "pairs_and_triplet" in forms and base.count(1) <= 2 and sum(n % 2 for n in base) <= 2:
         possible.append("pairs_and_triplet")
     if "thirteen_orphans" in forms and sum(1 for i in ORPHANS if not base[i]) <= 1:
         possible.append("thirteen_orphans")
-    if "sixteen_unrelated" in forms and max(base) <= 2 and sum(1 for n in base[27:] if not n) <= 1:
+    if "sixteen_unrelated" in forms and max(base) <= 2 and base[27:].count(0) <= 1:
         possible.append("sixteen_unrelated")
     return tuple(possible)
 
 
-def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list[Interpretation]:
+def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, Any], ...]) -> list[Interpretation]:
     """Every reading of the hand: decomposition × group completed by the winning tile."""
     base = to_counts(hand.concealed)
     winning = TILE_INDEX[hand.winning_tile]
     full = list(base)
     full[winning] += 1
     counts = tuple(full)  # the concealed tiles and the winning tile
-    held = list(base)  # the 16 tiles before the win
     for meld in hand.melds:
         for tile in meld.tiles:
-            held[TILE_INDEX[tile]] += 1
             full[TILE_INDEX[tile]] += 1
     every_tile = tuple(full)
-    melds = [_meld_set(meld) for meld in hand.melds]
-    waits = _wait_set(base, _full_kinds(held), len(hand.melds), preset.forms)
-    opts = tuple(sorted(options.items()))
+    full[winning] -= 1  # the 16 tiles before the win
+    melds = tuple([_meld_view(meld.kind, meld.tiles) for meld in hand.melds])
+    waits = _wait_set(base, full, len(hand.melds), preset.forms)
+    opts = options_key  # the resolved options, sorted
 
     def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
         return Interpretation(hand, form, sets, pair, group, wait, waits, every_tile, opts)
@@ -226,33 +267,29 @@ def interpretations(hand: Hand, preset: Preset, options: dict[str, Any]) -> list
                 "bad_context",
                 f"a {'八仙過海' if need == 8 else '七搶一'} win needs {need} flowers; {len(hand.flowers)} listed",
             )
-        return [reading(FLOWER_WIN, tuple(melds), None, None, None)]
+        return [reading(FLOWER_WIN, melds, None, None, None)]
     found: list[Interpretation] = []
     need = SETS_PER_HAND - len(hand.melds)
+    self_drawn = ctx.self_drawn
     for pair, groups in decompositions(counts):
         if len(groups) != need:
             continue
+        # Each set in hand as a concealed pung would be; a pung the winning tile completed by
+        # another player's discard is not concealed (暗刻), so that one view is swapped per reading.
+        views = [_concealed_set(kind, first, kind == "pung") for kind, first in groups]
+        if pair == winning:
+            found.append(reading(STANDARD, (*views, *melds), pair, -1, SINGLE))
         seen = set()
-        for position, group in [(-1, None), *enumerate(groups)]:
-            if group is None:
-                if pair != winning:
-                    continue
-                key: Any = ("pair",)
-            else:
-                kind, first = group
-                covers = first <= winning <= first + 2 if kind == "chow" else first == winning
-                if not covers:
-                    continue
-                key = group
-            if key in seen:
+        for position, group in enumerate(groups):
+            kind, first = group
+            if not (first <= winning <= first + 2 if kind == "chow" else first == winning) or group in seen:
                 continue
-            seen.add(key)
-            sets = [
-                # A pung completed by another player's tile is not concealed (暗刻).
-                _concealed_set(kind, first, kind == "pung" and (i != position or ctx.self_drawn))
-                for i, (kind, first) in enumerate(groups)
-            ]
-            found.append(reading(STANDARD, tuple(sets + melds), pair, position, wait_shape(group, winning)))
+            seen.add(group)
+            sets = views
+            if kind == "pung" and not self_drawn:
+                sets = views.copy()
+                sets[position] = _concealed_set(kind, first, False)
+            found.append(reading(STANDARD, (*sets, *melds), pair, position, wait_shape(group, winning)))
     if not hand.melds:
         if "pairs_and_triplet" in preset.forms and is_pairs_and_triplet(counts):
             found.append(reading(PAIRS_AND_TRIPLET, (), None, None, None))
@@ -305,8 +342,11 @@ class BoundedMemo(Generic[K, V]):
     def get(self, key: K) -> V | None:
         value = self._entries.get(key)
         if value is not None:
-            with suppress(KeyError):  # another thread may have just evicted it
+            # Not contextlib.suppress: its enter and exit cost a microsecond on every hand.
+            try:  # noqa: SIM105
                 self._entries.move_to_end(key)
+            except KeyError:  # another thread has just evicted it
+                pass
         return value
 
     def put(self, key: K, value: V) -> None:
@@ -316,11 +356,14 @@ class BoundedMemo(Generic[K, V]):
                 self._entries.popitem(last=False)
 
 
-# (order in the preset, rule, check, params, 台 per unit, ids it excludes under these options)
-# for one rule the options switch on.
-ActiveRule = tuple[int, PatternRule, Check, Params, int, frozenset[str]]
+# One rule the options switch on: (order in the preset, check, params, 台 per unit, ids it excludes
+# under these options, pattern id, name, whether the name shows the dealer's streak).
+ActiveRule = tuple[int, Check, Params, int, frozenset[str], str, str, bool]
 RuleHit = tuple[int, frozenset[str], ScoreItem]  # (order in the preset, ids it excludes, what it scored)
-RuleBuckets = tuple[tuple[str, tuple[ActiveRule, ...]], ...]  # (fact they need or "", rules)
+# (fact they need or "", the rules, what of the reading picks among them or "", the rules by the value
+# that picks them); a picked bucket's rules are the ones its value picks, the others' are all of them.
+RuleBucket = tuple[str, tuple[ActiveRule, ...], str, dict[Any, tuple[ActiveRule, ...]]]
+RuleBuckets = tuple[RuleBucket, ...]
 
 
 @dataclass(frozen=True)
@@ -340,24 +383,63 @@ class RulePlan:
 READING_FORMS = (STANDARD, PAIRS_AND_TRIPLET, THIRTEEN_ORPHANS, SIXTEEN_UNRELATED, FLOWER_WIN)
 
 
-def _by_need(rules: list[ActiveRule]) -> RuleBuckets:
-    by_need: dict[str, list[ActiveRule]] = {}
-    for rule in rules:
-        by_need.setdefault(CHECK_SPECS[rule[1].check].needs, []).append(rule)
-    return tuple((need, tuple(bucket)) for need, bucket in by_need.items())
+def _by_need(rules: list[tuple[PatternRule, ActiveRule]]) -> RuleBuckets:
+    """The rules in buckets by the fact they need and by what picks them (rules in preset order)."""
+    by_need: dict[tuple[str, str], list[tuple[PatternRule, ActiveRule, str]]] = {}
+    for rule, active in rules:
+        spec = CHECK_SPECS[rule.check]
+        picked_by, param = spec.picked_by or ("", "")
+        by_need.setdefault((spec.needs, picked_by), []).append((rule, active, param))
+    buckets: list[RuleBucket] = []
+    for (need, picked_by), bucket in by_need.items():
+        if not picked_by:
+            buckets.append((need, tuple(active for _, active, _ in bucket), "", {}))
+            continue
+        by_value: dict[Any, list[ActiveRule]] = {}
+        for rule, active, param in bucket:
+            wanted = getattr(rule.params, param)
+            for value in wanted if isinstance(wanted, tuple) else (wanted,):
+                by_value.setdefault(value, []).append(active)
+        buckets.append((need, (), picked_by, {value: tuple(picked) for value, picked in by_value.items()}))
+    return tuple(buckets)
+
+
+@dataclass(frozen=True)
+class ScoringSetup:
+    """What a hand's preset and options decide before its tiles are read: worked out once per
+    (preset, options as the hand gives them), since hands at one table share them."""
+
+    preset: Preset
+    options_key: tuple[tuple[str, Any], ...]  # the preset's defaults with the hand's options applied, sorted
+    plan: RulePlan
 
 
 ACTIVE_CACHE_SIZE = 256
-_ACTIVE_CACHE: BoundedMemo[tuple[int, tuple], tuple[Preset, RulePlan]] = BoundedMemo(ACTIVE_CACHE_SIZE)
+_ACTIVE_CACHE: BoundedMemo[tuple[int, tuple], ScoringSetup] = BoundedMemo(ACTIVE_CACHE_SIZE)
 
 
-def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> RulePlan:
-    """The plan for the rules the options switch on (cached per preset and option values)."""
-    key = (id(preset), options_key)
-    cached = _ACTIVE_CACHE.get(key)
-    if cached is not None and cached[0] is preset:
-        return cached[1]
-    active: list[ActiveRule] = []
+def _setup(hand: Hand) -> ScoringSetup:
+    """The hand's preset, its resolved options and its rule plan (cached; options checked on a miss)."""
+    preset = get_preset(hand.preset)
+    given = hand.options
+    # 1 == True == 1.0 as keys, but each is a different (and differently valid) option value.
+    key = (id(preset), tuple((name, value, type(value)) for name, value in given) if given else ())
+    try:
+        cached = _ACTIVE_CACHE.get(key)
+    except TypeError:  # an unhashable option value: resolving it names the problem
+        cached = None
+    if cached is not None and cached.preset is preset:
+        return cached
+    options = preset.resolve_options(dict(given))
+    options_key = tuple(sorted(options.items()))
+    setup = ScoringSetup(preset, options_key, _rule_plan(preset, options))
+    _ACTIVE_CACHE.put(key, setup)
+    return setup
+
+
+def _rule_plan(preset: Preset, options: dict[str, Any]) -> RulePlan:
+    """The plan for the rules the options switch on."""
+    active: list[tuple[PatternRule, ActiveRule]] = []
     for order, rule in enumerate(preset.patterns):
         if rule.when_option and not options.get(rule.when_option):
             continue
@@ -366,21 +448,20 @@ def _rule_plan(preset: Preset, options: dict[str, Any], options_key: tuple) -> R
         per_unit = options[rule.tai] if isinstance(rule.tai, str) else rule.tai
         if per_unit:
             excludes = frozenset(e.pattern for e in rule.excludes if not (e.unless_option and options.get(e.unless_option)))
-            active.append((order, rule, CHECKS[rule.check], rule.params, per_unit, excludes))
-    situational = [a for a in active if CHECK_SPECS[a[1].check].situational]
-    per_reading = [a for a in active if not CHECK_SPECS[a[1].check].situational]
+            check, streak_in_name = CHECKS[rule.check], STREAK_IN_NAME in rule.name
+            active.append((rule, (order, check, rule.params, per_unit, excludes, rule.id, rule.name, streak_in_name)))
+    situational = [a for a in active if CHECK_SPECS[a[0].check].situational]
+    per_reading = [a for a in active if not CHECK_SPECS[a[0].check].situational]
 
     def on_form(form: str) -> RuleBuckets:
-        kept = [a for a in per_reading if not CHECK_SPECS[a[1].check].forms or form in CHECK_SPECS[a[1].check].forms]
-        return _by_need([a for a in kept if a[1].scores_flower_win] if form == FLOWER_WIN else kept)
+        kept = [a for a in per_reading if not CHECK_SPECS[a[0].check].forms or form in CHECK_SPECS[a[0].check].forms]
+        return _by_need([a for a in kept if a[0].scores_flower_win] if form == FLOWER_WIN else kept)
 
-    plan = RulePlan(
+    return RulePlan(
         _by_need(situational),
-        _by_need([a for a in situational if a[1].scores_flower_win]),
+        _by_need([a for a in situational if a[0].scores_flower_win]),
         {form: on_form(form) for form in READING_FORMS},
     )
-    _ACTIVE_CACHE.put(key, (preset, plan))
-    return plan
 
 
 def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
@@ -391,17 +472,17 @@ def _situational_hits(it: Interpretation, plan: RulePlan) -> list[RuleHit]:
 
 
 def _add_hits(it: Interpretation, buckets: RuleBuckets, hits: list[RuleHit]) -> None:
-    for need, rules in buckets:
-        if not need or getattr(it, need):
-            _add_rule_hits(it, rules, hits)
-
-
-def _add_rule_hits(it: Interpretation, rules: tuple[ActiveRule, ...], hits: list[RuleHit]) -> None:
-    for order, rule, check, params, per_unit, excludes in rules:
-        result = check(it, params)
-        if result is not None and result[0]:
-            units, why = result
-            hits.append((order, excludes, _score_item(rule.id, shown_name(rule.name, it), units * per_unit, why)))
+    for need, rules, picked_by, picks in buckets:
+        if need and not getattr(it, need):
+            continue
+        if picked_by:
+            rules = picks.get(getattr(it, picked_by), ())
+        for order, check, params, per_unit, excludes, pattern_id, name, streak_in_name in rules:
+            result = check(it, params)
+            if result is not None and result[0]:
+                units, why = result
+                shown = shown_name(name, it) if streak_in_name else name
+                hits.append((order, excludes, _score_item(pattern_id, shown, units * per_unit, why)))
 
 
 # Hands score the same few items again and again, and a frozen dataclass is slow to build, so
@@ -427,19 +508,24 @@ def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: 
     _add_hits(it, plan.per_reading[it.form], hits)
     hits.sort(key=itemgetter(0))  # back to preset order
     # Preset order puts every excluder before what it excludes.
-    kept: list[tuple[int, ScoreItem]] = []
-    excluded: set[str] = set()
-    for order, excludes, item in hits:
+    kept: list[ScoreItem] = []
+    excluded: frozenset[str] | set[str] = frozenset()
+    for _, excludes, item in hits:
         if item.id in excluded:
             continue
-        kept.append((order, item))
-        excluded |= excludes
-    items = [item for _, item in sorted(kept, key=lambda k: (-k[1].tai, k[0]))]
+        kept.append(item)
+        if excludes:
+            excluded = excluded | excludes
+    # Most 台 first; a stable sort keeps preset order among equals (reverse=True keeps it too).
+    items = sorted(kept, key=_TAI, reverse=True)
     chicken = preset.chicken
-    if chicken and it.form != FLOWER_WIN and sum(i.tai for i in items if i.id not in chicken.ignore) == 0:
+    if chicken and it.form != FLOWER_WIN and sum([i.tai for i in items if i.id not in chicken.ignore]) == 0:
         items = [i for i in items if i.id not in chicken.drops]
         items.append(ScoreItem(chicken.id, chicken.name, chicken.tai, "no other scoring pattern (雞糊)"))
     return items
+
+
+_TAI = attrgetter("tai")
 
 
 def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[int, list[ScoreItem], Interpretation]) -> bool:
@@ -451,22 +537,36 @@ def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[i
     ranked, best_ranked = sorted((i.id, i.tai) for i in items), sorted((i.id, i.tai) for i in best_items)
     if ranked != best_ranked:
         return ranked > best_ranked
+    if _same_description(it, best_it):  # readings of one decomposition, say: the text ties too
+        return False
     return repr(it.describe()) > repr(best_it.describe())
+
+
+def _same_description(it: Interpretation, other: Interpretation) -> bool:
+    """Whether two readings of one hand describe alike: the same form, pair, and sets by kind, tiles
+    and whether melded (what ``describe`` shows of them). Readings that differ only in the group
+    the winning tile completed do, and their text need not be built to say so."""
+    if it.form != other.form or it.pair != other.pair or len(it.sets) != len(other.sets):
+        return False
+    return all(mine is theirs or _SHOWN(mine) == _SHOWN(theirs) for mine, theirs in zip(it.sets, other.sets, strict=True))
+
+
+_SHOWN = attrgetter("kind", "index", "melded", "concealed_kong")  # what describe shows of a set
 
 
 def score(hand: Hand) -> ScoreResult:
     """Score ``hand`` under its preset; raises ``HandError`` when it cannot be scored."""
-    preset = get_preset(hand.preset)
-    options = preset.resolve_options(dict(hand.options))
-    plan = _rule_plan(preset, options, tuple(sorted(options.items())))
-    readings = interpretations(hand, preset, options)
+    setup = _setup(hand)
+    preset, plan = setup.preset, setup.plan
+    readings = interpretations(hand, preset, setup.options_key)
     situational = _situational_hits(readings[0], plan)
     it = readings[0]
     items = _score_one(it, preset, plan, situational)
-    total = sum(i.tai for i in items)
+    total = sum(map(_TAI, items))
     for other in readings[1:]:
+        share_hand_facts(readings[0], other)
         other_items = _score_one(other, preset, plan, situational)
-        other_total = sum(i.tai for i in other_items)
+        other_total = sum(map(_TAI, other_items))
         if _outranks((other_total, other_items, other), (total, items, it)):
             it, items, total = other, other_items, other_total
     payments = payments_for(hand, total) if hand.settlement else None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typing
 from collections import Counter
-from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
+from operator import eq
 from typing import Any
 
 from .errors import ErrorCode, TaicamError
@@ -127,10 +127,23 @@ def _tile(value: Any, where: str, allowed: tuple[str, ...] = PLAYING_TILES) -> s
 
 def _tiles(values: list, where: str) -> tuple[str, ...]:
     """The tile codes in ``values``, or a ``HandError`` naming the first that is not one."""
-    with suppress(TypeError):  # an unhashable value: the slow path names it
+    # Not contextlib.suppress: its three calls cost more than the check on every hand.
+    try:
         if _AS_SET[PLAYING_TILES].issuperset(values):  # the usual case, checked in one pass
             return tuple(values)
+    except TypeError:  # an unhashable value: the slow path names it
+        pass
     return tuple(_tile(v, where) for v in values)
+
+
+def _flower_codes(values: list) -> list[str]:
+    """The flower codes in ``values``, or a ``HandError`` naming the first that is not one."""
+    try:  # (not contextlib.suppress, as in _tiles)
+        if _AS_SET[FLOWERS].issuperset(values):
+            return values
+    except TypeError:  # an unhashable value: the slow path names it
+        pass
+    return [_tile(v, "flowers", FLOWERS) for v in values]
 
 
 def _int(data: dict, key: str, default: int, low: int = 0) -> int:
@@ -144,8 +157,8 @@ def parse_hand(data: Any) -> Hand:
     """Build a ``Hand`` from the hand JSON, or raise ``HandError`` saying what is wrong."""
     if not isinstance(data, dict):
         raise HandError(ErrorCode.BAD_FIELD, "a hand must be a JSON object")
-    unknown = data.keys() - _KNOWN_KEYS
-    if unknown:
+    if not _KNOWN_KEYS.issuperset(data):
+        unknown = data.keys() - _KNOWN_KEYS
         raise HandError(ErrorCode.BAD_FIELD, f"unknown field(s): {', '.join(sorted(unknown))}")
     for key in ("concealed", "winning_tile"):
         if key not in data:
@@ -156,13 +169,12 @@ def parse_hand(data: Any) -> Hand:
     if data["winning_tile"] is None:
         raise HandError(ErrorCode.NO_WINNING_TILE, "the winning tile is unknown: set it apart from the hand or name it")
     winning = _tile(data["winning_tile"], "winning_tile")
-    melds = tuple(_parse_meld(m, i) for i, m in enumerate(data.get("melds") or []))
+    melds_raw = data.get("melds")
+    melds = tuple([_parse_meld(m, i) for i, m in enumerate(melds_raw)]) if melds_raw else ()
     flowers_raw = data.get("flowers") or []
     if not isinstance(flowers_raw, list):
         raise HandError(ErrorCode.BAD_FIELD, "'flowers' must be a list of flower codes")
-    flowers = (
-        tuple(sorted((_tile(f, "flowers", FLOWERS) for f in flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
-    )
+    flowers = tuple(sorted(_flower_codes(flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
     repeated = [f for f, n in Counter(flowers).items() if n > 1] if len(set(flowers)) < len(flowers) else []
     if repeated:
         raise HandError(
@@ -177,7 +189,8 @@ def parse_hand(data: Any) -> Hand:
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise HandError(ErrorCode.BAD_FIELD, "'options' must be an object of option names to values")
-    hand = Hand(concealed, melds, flowers, winning, preset, context, tuple(sorted(options.items())), _parse_settlement(data))
+    options_given = tuple(sorted(options.items())) if options else ()
+    hand = Hand(concealed, melds, flowers, winning, preset, context, options_given, _parse_settlement(data))
     _check_counts(hand)
     return hand
 
@@ -186,6 +199,14 @@ _MELD_KEYS = frozenset({"kind", "tiles"})
 
 
 def _parse_meld(raw: Any, index: int) -> Meld:
+    # Most melds are ones already checked: found by what was written, before any checking.
+    if type(raw) is dict and len(raw) == 2 and type(raw.get("tiles")) is list:
+        try:
+            known = _VALID_MELDS.get((raw.get("kind", ""), tuple(raw["tiles"])))
+        except TypeError:  # something unhashable: the checks below name it
+            known = None
+        if known is not None:
+            return known
     where = f"meld {index + 1}"
     if not isinstance(raw, dict) or raw.keys() != _MELD_KEYS:
         raise HandError(ErrorCode.BAD_MELD, f'{where}: write it as {{"kind": ..., "tiles": [...]}}')
@@ -258,9 +279,37 @@ def _field_rule(spec: Any) -> _FieldRule:
 _FIELD_RULES = tuple(_field_rule(spec) for spec in CONTEXT_FIELDS)
 
 
+_FIELD_RULE_BY_NAME = {rule.name: rule for rule in _FIELD_RULES}
+
+
 def _parse_context(data: dict) -> WinContext:
     # Only the fields given are read: the others keep their defaults, which need no checking.
-    context = _context(tuple((rule.name, rule.read(data)) for rule in _FIELD_RULES if rule.name in data))
+    # Situations repeat from hand to hand, so each is checked once, found by the values as given
+    # (with their types: 1 == True, but only one of them is a valid flag).
+    rules = _FIELD_RULE_BY_NAME
+    given = tuple([(name, value, type(value)) for name, value in data.items() if name in rules])
+    try:
+        return _checked_context(given)
+    except TypeError:  # an unhashable value: reading it names the problem
+        return _read_context(data)
+
+
+@lru_cache(maxsize=1024)  # values come from callers (a streak is any whole number): bounded
+def _checked_context(given: tuple[tuple[str, Any, type], ...]) -> WinContext:
+    """The one ``WinContext`` for these field values as given, checked: shared by every hand in it."""
+    return _read_context({name: value for name, value, _ in given})
+
+
+def _read_context(data: dict) -> WinContext:
+    rules = _FIELD_RULE_BY_NAME
+    try:
+        given = {name: rules[name].read(data) for name in data if name in rules}
+    except HandError:  # name the first bad field in the fields' own order, whatever the JSON's order
+        for rule in _FIELD_RULES:
+            if rule.name in data:
+                rule.read(data)
+        raise
+    context = WinContext(**given)
     if context.robbing_kong and context.self_drawn:
         raise HandError(ErrorCode.BAD_CONTEXT, "robbing a kong wins on another player's tile, so self_drawn must be false")
     if context.heavenly and not context.dealer:
@@ -268,12 +317,6 @@ def _parse_context(data: dict) -> WinContext:
     if (context.earthly or context.human) and context.dealer:
         raise HandError(ErrorCode.BAD_CONTEXT, "地胡/人胡 are non-dealer wins; set dealer to false")
     return context
-
-
-@lru_cache(maxsize=1024)  # values come from callers (a streak is any whole number): bounded
-def _context(given: tuple[tuple[str, Any], ...]) -> WinContext:
-    """The one ``WinContext`` for these checked field values: situations repeat from hand to hand."""
-    return WinContext(**dict(given))
 
 
 def _parse_settlement(data: dict) -> Settlement | None:
@@ -306,10 +349,11 @@ def _check_counts(hand: Hand) -> None:
             f"a winning hand has 17 tiles counting each meld as 3; this one has {size} ({detail})",
             {"count": size},
         )
-    held = Counter(hand.all_tiles())
-    if max(held.values()) <= 4:
+    tiles = hand.all_tiles()
+    tiles.sort()
+    if not any(map(eq, tiles, tiles[4:])):  # sorted, a kind five times would span five places
         return
-    for tile, n in held.items():
+    for tile, n in Counter(hand.all_tiles()).items():
         if n > 4:
             raise HandError(
                 ErrorCode.TOO_MANY_COPIES,

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
 from .decompose import Counts, Group
-from .hand import CONTEXT_FIELDS, Hand
+from .hand import CONTEXT_FIELDS, Hand, WinContext
 from .tiles import PLAYING_TILES, SEAT_FLOWERS, TILE_INDEX, WIND_TILE
 
 DRAGON_IDX = (31, 32, 33)
 WIND_IDX = (27, 28, 29, 30)
+DRAGONS_START = DRAGON_IDX[0]  # winds from HONOURS_START, then dragons from here
 
 # Forms of a winning hand.
 STANDARD = "standard"
@@ -33,6 +36,9 @@ ENGINE_OPTIONS = (CONCEALED_KONG_IS_ANKE,)
 
 EVERYDAY_CONTEXT = ("self_drawn", "seat_wind", "round_wind", "dealer", "dealer_streak")
 RARE_CONTEXT_DEFAULTS = tuple((f.name, f.default) for f in CONTEXT_FIELDS if f.name not in EVERYDAY_CONTEXT)
+# The rare fields read in one call, against their defaults in one comparison.
+_RARE_CONTEXT_VALUES = attrgetter(*(name for name, _ in RARE_CONTEXT_DEFAULTS))
+RARE_CONTEXT_DEFAULT_VALUES = tuple(default for _, default in RARE_CONTEXT_DEFAULTS)
 
 T = TypeVar("T")
 
@@ -58,7 +64,31 @@ class fact(Generic[T]):
         return value
 
 
+class fact_of(fact[T]):
+    """One of several facts that a single pass computes together: ``compute`` returns them all by
+    name, and the first read of any stores them all, so reading the others costs nothing more.
+    Each first read of a fact is a call or two, which for the small facts was most of their cost."""
+
+    def __init__(self, compute: Callable[[Any], dict[str, Any]], name: str) -> None:
+        self.compute = compute
+        self.name = name
+        self.__doc__ = compute.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> fact_of[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object, owner: type | None = None) -> fact_of[T] | T:
+        if obj is None:
+            return self
+        values = self.compute(obj)
+        obj.__dict__.update(values)
+        return values[self.name]
+
+
 HONOURS_START = 27  # counts[27:] are the honours
+FLOWER_SETS = (frozenset(("1f", "2f", "3f", "4f")), frozenset(("5f", "6f", "7f", "8f")))  # 春夏秋冬, 梅蘭菊竹
+KINDS = range(len(PLAYING_TILES))
 # The tiles of each set, by kind and first tile index (a chow's lowest tile).
 _SET_TILES: dict[str, dict[int, tuple[str, ...]]] = {
     "chow": {i: tuple(PLAYING_TILES[i : i + 3]) for i in range(HONOURS_START) if i % 9 <= 6},
@@ -82,9 +112,26 @@ class SetView:
     def is_pung(self) -> bool:
         return self.kind != "chow"  # pung or kong
 
-    @property
+    @fact
     def tiles(self) -> tuple[str, ...]:
-        return _SET_TILES[self.kind][self.index]
+        return _SET_TILES[self.kind][self.index]  # views are shared, so each looks its tiles up once
+
+
+# Facts of the hand rather than of one reading (they read the situation, the tiles' counts, the
+# options or the wait set, never the sets): the same on every reading of a hand, so a reading
+# takes the ones already worked out on another instead of working them out again.
+HAND_FACTS = (
+    *("ctx", "dealer_won", "self_drawn", "has_flowers", "rare_situation"),
+    *("seat_wind_index", "round_wind_index", "all_melded", "concealed_hand"),
+    *("suits", "one_suit", "honours_only", "has_honours", "honourless"),
+    *("kinds_present", "opts", "wait_count", "flower_sets", "seat_flowers"),
+)
+
+
+def share_hand_facts(scored: Interpretation, other: Interpretation) -> None:
+    """Give ``other``, a reading of the same hand, the hand's facts ``scored`` has worked out."""
+    known = scored.__dict__
+    other.__dict__.update({name: known[name] for name in HAND_FACTS if name in known})
 
 
 @dataclass(frozen=True)
@@ -100,131 +147,165 @@ class Interpretation:
     options: tuple[tuple[str, object], ...]
 
     # -- facts shared by many patterns -------------------------------------------------
-    @fact
-    def ctx(self):
-        return self.hand.context
+    def _situation(self) -> dict[str, Any]:
+        """The situation, and what situational checks need, read once to skip them all when false:
+        the rare facts (天胡, 搶槓, 海底, ...) are read together, so a hand with none skips them all."""
+        ctx = self.hand.context
+        melds = self.hand.melds
+        return {
+            "ctx": ctx,
+            "dealer_won": ctx.dealer,
+            "self_drawn": ctx.self_drawn,
+            "has_flowers": bool(self.hand.flowers),
+            "rare_situation": _RARE_CONTEXT_VALUES(ctx) != RARE_CONTEXT_DEFAULT_VALUES,
+            "seat_wind_index": TILE_INDEX[WIND_TILE[ctx.seat_wind]],
+            "round_wind_index": TILE_INDEX[WIND_TILE[ctx.round_wind]],
+            # 全求人 shape: five called melds and a single concealed tile.
+            "all_melded": len(melds) == 5 and all(m.is_open for m in melds),
+            "concealed_hand": all([m.kind == "concealed_kong" for m in melds]),  # 門清: a concealed kong is fine
+        }
+
+    ctx = fact_of[WinContext](_situation, "ctx")
+    dealer_won = fact_of[bool](_situation, "dealer_won")
+    self_drawn = fact_of[bool](_situation, "self_drawn")
+    has_flowers = fact_of[bool](_situation, "has_flowers")
+    rare_situation = fact_of[bool](_situation, "rare_situation")
+    seat_wind_index = fact_of[int](_situation, "seat_wind_index")
+    round_wind_index = fact_of[int](_situation, "round_wind_index")
+    all_melded = fact_of[bool](_situation, "all_melded")
+    concealed_hand = fact_of[bool](_situation, "concealed_hand")
 
     @fact
     def opts(self) -> dict:
         return dict(self.options)
 
-    # What situational checks need, read once to skip them all when false.
-    @fact
-    def dealer_won(self) -> bool:
-        return self.ctx.dealer
-
-    @fact
-    def self_drawn(self) -> bool:
-        return self.ctx.self_drawn
-
-    @fact
-    def has_flowers(self) -> bool:
-        return bool(self.hand.flowers)
-
-    @fact
-    def rare_situation(self) -> bool:
-        """A situational fact beyond the everyday ones (self-draw, winds, dealer, streak) is set:
-        each rarer pattern (天胡, 搶槓, 海底, ...) needs its own, so a hand with none skips them all."""
-        ctx = self.ctx
-        return any(getattr(ctx, name) != default for name, default in RARE_CONTEXT_DEFAULTS)
-
     @fact
     def kinds_present(self) -> frozenset[int]:
-        present = {i for i, n in enumerate(self.counts) if n}
-        return frozenset(present)
+        return frozenset(compress(KINDS, self.counts))
 
-    @fact
-    def has_honours(self) -> bool:
-        return any(self.counts[HONOURS_START:])
-
-    @fact
-    def suits(self) -> frozenset[int]:
+    def _tile_shape(self) -> dict[str, Any]:
+        """Which suits the tiles are of, and whether there are honours (清一色, 混一色 need one suit)."""
         counts = self.counts
-        return frozenset(suit for suit in range(3) if any(counts[9 * suit : 9 * suit + 9]))
+        suits = frozenset([suit for suit, start in ((0, 0), (1, 9), (2, 18)) if any(counts[start : start + 9])])
+        has_honours = any(counts[HONOURS_START:])
+        return {
+            "suits": suits,
+            "one_suit": len(suits) == 1,
+            "honours_only": not suits,
+            "has_honours": has_honours,
+            "honourless": not has_honours,
+        }
 
-    @fact
-    def pungs(self) -> tuple[SetView, ...]:
-        return tuple(s for s in self.sets if s.kind != "chow")
+    suits = fact_of[frozenset[int]](_tile_shape, "suits")
+    one_suit = fact_of[bool](_tile_shape, "one_suit")
+    honours_only = fact_of[bool](_tile_shape, "honours_only")  # 字一色 needs it
+    has_honours = fact_of[bool](_tile_shape, "has_honours")
+    honourless = fact_of[bool](_tile_shape, "honourless")  # 斷么, 無字, 缺一門, 清么九 need it
 
-    @fact
-    def chows(self) -> tuple[SetView, ...]:
-        return tuple(s for s in self.sets if s.kind == "chow")
+    def _set_shape(self) -> dict[str, Any]:
+        """The pungs (and kongs) and the chows; whether all sets are chows (平胡 needs it) or all
+        pungs (碰碰胡 and 簡簡糊 need it); whether some pung is of winds or dragons (every
+        honour-pung pattern needs one); how many are 暗刻 (a concealed kong counts unless the
+        preset's option says not)."""
+        pungs: list[SetView] = []
+        chows: list[SetView] = []
+        concealed = concealed_kongs = dragon_pungs = wind_pungs = 0
+        for s in self.sets:
+            if s.kind == "chow":
+                chows.append(s)
+            else:
+                pungs.append(s)
+                if s.index >= DRAGONS_START:
+                    dragon_pungs += 1
+                elif s.index >= HONOURS_START:
+                    wind_pungs += 1
+            if s.concealed_pung:
+                concealed += 1
+                concealed_kongs += s.concealed_kong
+        if concealed_kongs and not self.opts.get(CONCEALED_KONG_IS_ANKE, True):
+            concealed -= concealed_kongs
+        return {
+            "pungs": tuple(pungs),
+            "chows": tuple(chows),
+            "only_chows": not pungs,
+            "only_pungs": not chows,
+            "honour_pungs": bool(dragon_pungs or wind_pungs),
+            "dragon_pungs": dragon_pungs,
+            "wind_pungs": wind_pungs,
+            "two_dragon_pungs": dragon_pungs >= 2,
+            "two_wind_pungs": wind_pungs >= 2,
+            "concealed_pungs": concealed,
+        }
 
-    @fact
-    def concealed_pungs(self) -> int:
-        count_kongs = bool(self.opts.get(CONCEALED_KONG_IS_ANKE, True))
-        return sum(1 for s in self.sets if s.concealed_pung and (count_kongs or not s.concealed_kong))
+    pungs = fact_of[tuple[SetView, ...]](_set_shape, "pungs")
+    chows = fact_of[tuple[SetView, ...]](_set_shape, "chows")
+    only_chows = fact_of[bool](_set_shape, "only_chows")
+    only_pungs = fact_of[bool](_set_shape, "only_pungs")
+    honour_pungs = fact_of[bool](_set_shape, "honour_pungs")
+    dragon_pungs = fact_of[int](_set_shape, "dragon_pungs")
+    wind_pungs = fact_of[int](_set_shape, "wind_pungs")
+    two_dragon_pungs = fact_of[bool](_set_shape, "two_dragon_pungs")  # 小三元, 大三元 need them
+    two_wind_pungs = fact_of[bool](_set_shape, "two_wind_pungs")  # 小三風 and up need them
+    concealed_pungs = fact_of[int](_set_shape, "concealed_pungs")
 
     def pung_of(self, index: int) -> bool:
-        return any(s.index == index and s.kind != "chow" for s in self.sets)
-
-    @fact
-    def dragon_pungs(self) -> int:
-        return sum(1 for s in self.pungs if s.index in DRAGON_IDX)
-
-    @fact
-    def wind_pungs(self) -> int:
-        return sum(1 for s in self.pungs if s.index in WIND_IDX)
-
-    @fact
-    def seat_wind_index(self) -> int:
-        return TILE_INDEX[WIND_TILE[self.ctx.seat_wind]]
-
-    @fact
-    def round_wind_index(self) -> int:
-        return TILE_INDEX[WIND_TILE[self.ctx.round_wind]]
+        return any(s.index == index for s in self.pungs)
 
     @fact
     def flower_sets(self) -> int:
         flowers = set(self.hand.flowers)
-        return sum(1 for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")) if flowers >= set(group))
+        return sum(1 for group in FLOWER_SETS if flowers >= group)
 
     @fact
     def seat_flowers(self) -> tuple[str, ...]:
         return tuple(f for f in self.hand.flowers if f in SEAT_FLOWERS[self.ctx.seat_wind])
 
     @fact
-    def open_melds(self) -> int:
-        return sum(1 for m in self.hand.melds if m.is_open)
-
-    @fact
-    def all_melded(self) -> bool:
-        """全求人 shape: five called melds and a single concealed tile."""
-        return len(self.hand.melds) == 5 and self.open_melds == 5
-
-    @fact
     def wait_count(self) -> int:
         return len(self.waits)
 
-    @fact
-    def chow_counts(self) -> dict[int, int]:
-        """How many chows start at each tile index (一般高 and its kin)."""
-        counts: dict[int, int] = {}
-        for s in self.chows:
-            counts[s.index] = counts.get(s.index, 0) + 1
-        return counts
+    def _suited_sets(self) -> dict[str, Any]:
+        """The suited sets by where they start, in one pass: how many chows start at each tile
+        (一般高 and its kin), the chow at each start (the last of twins), whether some chow appears
+        twice or more (一般高 and its kin need one), and whether some set appears in two suits or
+        more (姊妹, 三相逢 need one)."""
+        chow_counts: dict[int, int] = {}
+        chow_starts: dict[int, SetView] = {}
+        suit_of: dict[tuple[bool, int], int] = {}  # (chow or not, number) → the first suit seen with it
+        shared = False
+        for s in self.sets:
+            index = s.index
+            if index >= HONOURS_START:
+                continue
+            if s.kind == "chow":
+                chow_counts[index] = chow_counts.get(index, 0) + 1
+                chow_starts[index] = s
+            if suit_of.setdefault((s.kind == "chow", index % 9), index // 9) != index // 9:
+                shared = True
+        return {
+            "chow_counts": chow_counts,
+            "chow_starts": chow_starts,
+            "repeated_chows": any([n >= 2 for n in chow_counts.values()]),
+            "shared_numbers": shared,
+        }
 
-    @fact
-    def repeated_chows(self) -> bool:
-        """Some chow appears twice or more (一般高 and its kin need one)."""
-        return any(n >= 2 for n in self.chow_counts.values())
-
-    @fact
-    def honour_pungs(self) -> bool:
-        """Some pung or kong is of winds or dragons (every honour-pung pattern needs one)."""
-        return any(s.index >= HONOURS_START for s in self.pungs)
-
-    @fact
-    def shared_numbers(self) -> bool:
-        """Some suited set appears in two suits or more (姊妹, 三相逢)."""
-        return any(n >= 2 for n in self.same_number_suits)
+    chow_counts = fact_of[dict[int, int]](_suited_sets, "chow_counts")
+    chow_starts = fact_of[dict[int, SetView]](_suited_sets, "chow_starts")
+    repeated_chows = fact_of[bool](_suited_sets, "repeated_chows")
+    shared_numbers = fact_of[bool](_suited_sets, "shared_numbers")
 
     @fact
     def fours_in_hand(self) -> list[int]:
         """Kinds held four times among the concealed sets and the pair (四歸一), never a kong."""
         if 4 not in self.counts:  # what is in hand is never more than the whole hand
             return []
-        return [i for i, n in enumerate(self.unmelded_counts) if n == 4]
+        # Only a kind held four times in all can be, and not one declared as a kong.
+        kongs = {s.index for s in self.sets if s.kind == "kong"}
+        candidates = [i for i, n in enumerate(self.counts) if n == 4 and i not in kongs]
+        if not candidates:
+            return []
+        unmelded = self.unmelded_counts
+        return [i for i in candidates if unmelded[i] == 4]
 
     @fact
     def same_number_suits(self) -> list[int]:
@@ -243,12 +324,11 @@ class Interpretation:
         return {s.index: i for i, s in enumerate(self.sets) if s.kind == "chow"}
 
     @fact
-    def chow_starts(self) -> dict[int, SetView]:
-        return {s.index: s for s in self.chows}
-
-    @fact
     def dragon_chows(self) -> tuple[str, list[SetView]] | None:
         """清龍 (123-456-789 of one suit) first; else 雜龍 (123, 456, 789 in three suits)."""
+        # Each dragon chow starts on a 1, 4 or 7 (an index that is a multiple of 3): three must.
+        if len({s.index for s in self.chows if s.index % 3 == 0}) < 3:
+            return None
         by_start = self.chow_starts
         if len(by_start) < 3:
             return None
@@ -264,6 +344,9 @@ class Interpretation:
     @fact
     def old_young_suits(self) -> list[int]:
         """Suits holding 123+789 chows, or 111+999 pungs (老少)."""
+        # Each of those sets starts on a 1, a 7 or a 9: two must, or there are none.
+        if sum(1 for s in self.sets if s.index < HONOURS_START and s.index % 9 in (0, 6, 8)) < 2:
+            return []
         suits = []
         chows = self.chow_starts
         pungs = {s.index for s in self.pungs}

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from .interpret import (
     CLOSED,
     DRAGON_IDX,
     EDGE,
+    FLOWER_SETS,
     FLOWER_WIN,
     PAIRS_AND_TRIPLET,
     SHANPON,
@@ -27,7 +29,7 @@ from .interpret import (
     SetView,
     fact,
 )
-from .tiles import PLAYING_TILES, chinese_name
+from .tiles import PLAYING_TILES, SEAT_FLOWERS, chinese_name
 
 Hit = tuple[int, str] | None
 WaitShape = Literal["single", "shanpon", "closed", "edge", "two_sided"]
@@ -65,12 +67,17 @@ class CheckSpec:
     # A fact of the reading without which it never scores (several checks share one, so the scorer
     # reads it once and skips them all); empty when there is none.
     needs: str
+    # (what of the reading, which param): the check scores only when the reading's value equals the
+    # param (or is among them, for a tuple), so the scorer reads the value once and runs only the
+    # rules it picks, say the one 暗刻 count of 三暗刻/四暗刻/五暗刻; empty when there is none.
+    picked_by: tuple[str, str] | tuple[()] = ()
 
 
 CHECKS: dict[str, Check] = {}
 CHECK_SPECS: dict[str, CheckSpec] = {}
 
 TERMINAL_IDX = frozenset(i for i in range(27) if i % 9 in (0, 8))
+TERMINALS_AND_HONOURS = TERMINAL_IDX | frozenset(range(27, len(PLAYING_TILES)))
 
 
 def check(
@@ -81,19 +88,25 @@ def check(
     situational: bool = False,
     forms: tuple[str, ...] = (),
     needs: str = "",
+    picked_by: tuple[str, str] | tuple[()] = (),
 ) -> Callable[[Check], Check]:
     def register(func: Check) -> Check:
         if needs and not isinstance(getattr(Interpretation, needs, None), fact):
             raise TypeError(f"check {pattern_id!r} needs {needs!r}, which is not a fact of a reading")
+        if picked_by:
+            value, param = picked_by
+            readable = isinstance(getattr(Interpretation, value, None), fact) or value in Interpretation.__dataclass_fields__
+            if not readable or param not in params.__dataclass_fields__:
+                raise TypeError(f"check {pattern_id!r} is picked by {picked_by!r}: not a reading's value and a param")
         CHECKS[pattern_id] = func
-        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms, needs)
+        CHECK_SPECS[pattern_id] = CheckSpec(func, params, scores_flower_win, situational, forms, needs, picked_by)
         return func
 
     return register
 
 
 def _names(indices) -> str:
-    return "、".join(chinese_name(PLAYING_TILES[i]) for i in indices)
+    return "、".join([chinese_name(PLAYING_TILES[i]) for i in indices])
 
 
 # --- dealer ------------------------------------------------------------------------------
@@ -139,12 +152,12 @@ def self_draw(it: Interpretation, p: NoParams) -> Hit:
 
 @check("concealed", situational=True)
 def concealed(it: Interpretation, p: NoParams) -> Hit:
-    return (1, "no chow, pung or exposed kong") if it.hand.is_concealed and it.form != FLOWER_WIN else None
+    return (1, "no chow, pung or exposed kong") if it.concealed_hand and it.form != FLOWER_WIN else None
 
 
 @check("concealed_self_draw", situational=True, needs="self_drawn")
 def concealed_self_draw(it: Interpretation, p: NoParams) -> Hit:
-    if it.hand.is_concealed and it.ctx.self_drawn and it.form != FLOWER_WIN:
+    if it.concealed_hand and it.ctx.self_drawn and it.form != FLOWER_WIN:
         return 1, "concealed hand won on own draw"
     return None
 
@@ -236,7 +249,7 @@ class EarthlyReadyParams(Params):
 
 @check("earthly_ready", EarthlyReadyParams, situational=True, needs="rare_situation")
 def earthly_ready(it: Interpretation, p: EarthlyReadyParams) -> Hit:
-    if not it.ctx.earthly_ready or (p.requires_concealed and not it.hand.is_concealed):
+    if not it.ctx.earthly_ready or (p.requires_concealed and not it.concealed_hand):
         return None
     return 1, "ready within the first go-round"
 
@@ -260,11 +273,18 @@ def own_discards(it: Interpretation, p: OwnDiscardsParams) -> Hit:
 def seat_flower(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN:
         return None
+    return _own_seat_flowers(it.hand.flowers, it.ctx.seat_wind)
+
+
+@lru_cache(maxsize=4 * 2**8)  # every seat with every set of flowers: bounded, and they repeat
+def _own_seat_flowers(flowers: tuple[str, ...], seat_wind: str) -> Hit:
+    """正花: the own-seat flowers that are not part of a full set of four (花槓 counts those)."""
+    held = set(flowers)
     full: set[str] = set()
-    for group in (("1f", "2f", "3f", "4f"), ("5f", "6f", "7f", "8f")):
-        if set(it.hand.flowers) >= set(group):
+    for group in FLOWER_SETS:
+        if held >= group:
             full.update(group)
-    own = [f for f in it.seat_flowers if f not in full]
+    own = [f for f in flowers if f in SEAT_FLOWERS[seat_wind] and f not in full]
     return (len(own), f"own-seat flower(s) {'、'.join(chinese_name(f) for f in own)}") if own else None
 
 
@@ -278,10 +298,16 @@ def any_flower(it: Interpretation, p: AnyFlowerParams) -> Hit:
     """見花見台, or hk 花: every flower counts; hk adds one more for each own-seat flower."""
     if it.form == FLOWER_WIN or not it.hand.flowers:
         return None
-    units = len(it.hand.flowers) + (len(it.seat_flowers) if p.seat_bonus else 0)
-    why = f"{len(it.hand.flowers)} flower(s)"
-    if p.seat_bonus and it.seat_flowers:
-        why += f", +{len(it.seat_flowers)} for own-seat"
+    return _flowers_counted(it.hand.flowers, it.ctx.seat_wind, p.seat_bonus)
+
+
+@lru_cache(maxsize=2 * 4 * 2**8)  # every set of flowers at every seat, with the bonus or not
+def _flowers_counted(flowers: tuple[str, ...], seat_wind: str, seat_bonus: bool) -> Hit:
+    own = [f for f in flowers if f in SEAT_FLOWERS[seat_wind]]
+    units = len(flowers) + (len(own) if seat_bonus else 0)
+    why = f"{len(flowers)} flower(s)"
+    if seat_bonus and own:
+        why += f", +{len(own)} for own-seat"
     return units, why
 
 
@@ -328,69 +354,75 @@ def any_wind_pung(it: Interpretation, p: NoParams) -> Hit:
 @check("honour_pung_bonus", needs="honour_pungs")
 def honour_pung_bonus(it: Interpretation, p: NoParams) -> Hit:
     """hk 字: 1 per honour pung, +1 dragon, +1 round wind, +1 seat wind; family sets excluded."""
-    winds_used = (it.wind_pungs == 2 and it.pair in WIND_IDX) or it.wind_pungs >= 3
-    dragons_used = it.dragon_pungs == 3 or (it.dragon_pungs == 2 and it.pair in DRAGON_IDX)
+    honours = tuple([s.index for s in it.pungs if s.index >= 27])
+    return _honour_pung_units(honours, it.pair, it.round_wind_index, it.seat_wind_index)
+
+
+@lru_cache(maxsize=4096)  # a few honour pungs, a pair, two winds: few enough, and they repeat
+def _honour_pung_units(honours: tuple[int, ...], pair: int | None, round_wind: int, seat_wind: int) -> Hit:
+    wind_pungs = sum(1 for i in honours if i in WIND_IDX)
+    dragon_pungs = sum(1 for i in honours if i in DRAGON_IDX)
+    winds_used = (wind_pungs == 2 and pair in WIND_IDX) or wind_pungs >= 3
+    dragons_used = dragon_pungs == 3 or (dragon_pungs == 2 and pair in DRAGON_IDX)
     units, parts = 0, []
-    for s in it.pungs:
-        if s.index < 27:
+    for index in honours:
+        if (index in WIND_IDX and winds_used) or (index in DRAGON_IDX and dragons_used):
             continue
-        if (s.index in WIND_IDX and winds_used) or (s.index in DRAGON_IDX and dragons_used):
-            continue
-        value = 1 + (s.index in DRAGON_IDX) + (s.index == it.round_wind_index) + (s.index == it.seat_wind_index)
+        value = 1 + (index in DRAGON_IDX) + (index == round_wind) + (index == seat_wind)
         units += value
-        parts.append(f"{_names([s.index])} {value}")
+        parts.append(f"{_names([index])} {value}")
     return (units, "honour pungs: " + ", ".join(parts)) if units else None
 
 
-@check("small_dragons", needs="honour_pungs")
+@check("small_dragons", needs="two_dragon_pungs")
 def small_dragons(it: Interpretation, p: NoParams) -> Hit:
     if it.dragon_pungs == 2 and it.pair in DRAGON_IDX:
         return 1, "two dragon pungs and a dragon pair"
     return None
 
 
-@check("big_dragons", needs="honour_pungs")
+@check("big_dragons", needs="two_dragon_pungs")
 def big_dragons(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of 中、發、白") if it.dragon_pungs == 3 else None
 
 
-@check("small_three_winds", needs="honour_pungs")
+@check("small_three_winds", needs="two_wind_pungs")
 def small_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "two wind pungs and a wind pair") if it.wind_pungs == 2 and it.pair in WIND_IDX else None
 
 
-@check("big_three_winds", needs="honour_pungs")
+@check("big_three_winds", needs="two_wind_pungs")
 def big_three_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs") if it.wind_pungs == 3 else None
 
 
-@check("small_winds", needs="honour_pungs")
+@check("small_winds", needs="two_wind_pungs")
 def small_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "three wind pungs and a wind pair") if it.wind_pungs == 3 and it.pair in WIND_IDX else None
 
 
-@check("big_winds", needs="honour_pungs")
+@check("big_winds", needs="two_wind_pungs")
 def big_winds(it: Interpretation, p: NoParams) -> Hit:
     return (1, "pungs of all four winds") if it.wind_pungs == 4 else None
 
 
 # --- suits and tiles ------------------------------------------------------------------------
-@check("half_flush")
+@check("half_flush", needs="one_suit")
 def half_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit plus honours") if len(it.suits) == 1 and it.has_honours else None
 
 
-@check("full_flush")
+@check("full_flush", needs="one_suit")
 def full_flush(it: Interpretation, p: NoParams) -> Hit:
     return (1, "one suit, no honours") if len(it.suits) == 1 and not it.has_honours else None
 
 
-@check("all_honours")
+@check("all_honours", needs="honours_only")
 def all_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "honour tiles only") if not it.suits and it.form != FLOWER_WIN else None
 
 
-@check("no_honours")
+@check("no_honours", needs="honourless")
 def no_honours(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no honour tile") if not it.has_honours and it.form != FLOWER_WIN else None
 
@@ -400,35 +432,34 @@ def no_flowers(it: Interpretation, p: NoParams) -> Hit:
     return (1, "no flower") if not it.hand.flowers and it.form != FLOWER_WIN else None
 
 
-@check("no_honours_no_flowers")
+@check("no_honours_no_flowers", needs="honourless")
 def no_honours_no_flowers(it: Interpretation, p: NoParams) -> Hit:
     if it.has_honours or it.hand.flowers or it.form == FLOWER_WIN:
         return None
     return 1, "no honour tile and no flower"
 
 
-@check("missing_suit")
+@check("missing_suit", needs="honourless")
 def missing_suit(it: Interpretation, p: NoParams) -> Hit:
     return (1, "exactly two suits, no honours") if len(it.suits) == 2 and not it.has_honours else None
 
 
-@check("all_simples")
+@check("all_simples", needs="honourless")
 def all_simples(it: Interpretation, p: NoParams) -> Hit:
     if it.form == FLOWER_WIN or it.has_honours or it.kinds_present & TERMINAL_IDX:
         return None
     return 1, "no 1, no 9, no honours"
 
 
-@check("terminals_and_honours")
+@check("terminals_and_honours", needs="has_honours")
 def terminals_and_honours(it: Interpretation, p: NoParams) -> Hit:
     """花么九: every tile a terminal or an honour, both kinds present."""
-    kinds = it.kinds_present
-    if it.suits and it.has_honours and all(i in TERMINAL_IDX or i >= 27 for i in kinds):
+    if it.suits and it.has_honours and it.kinds_present <= TERMINALS_AND_HONOURS:
         return 1, "only 1s, 9s and honours"
     return None
 
 
-@check("all_terminals")
+@check("all_terminals", needs="honourless")
 def all_terminals(it: Interpretation, p: NoParams) -> Hit:
     return (1, "only 1s and 9s") if it.kinds_present and it.kinds_present <= TERMINAL_IDX else None
 
@@ -445,17 +476,17 @@ class FiveGatesParams(Params):
     pair_allowed: bool  # 小五門齊: one family only as the pair
 
 
+# The five families of 五門齊 by tile index: 萬, 筒, 索, winds, dragons.
+_FAMILY = tuple(i // 9 if i < 27 else (3 if i in WIND_IDX else 4) for i in range(len(PLAYING_TILES)))
+
+
 @check("five_gates", FiveGatesParams, forms=(STANDARD,), needs="has_honours")
 def five_gates(it: Interpretation, p: FiveGatesParams) -> Hit:
     """五門齊: 萬, 筒, 索, winds and dragons all present; ``pair_allowed`` picks 小 or 大."""
     if it.form != STANDARD:
         return None
-
-    def family(i: int) -> int:
-        return i // 9 if i < 27 else (3 if i in WIND_IDX else 4)
-
-    in_sets = {family(s.index) for s in it.sets}
-    pair_family = family(it.pair) if it.pair is not None else -1
+    in_sets = {_FAMILY[s.index] for s in it.sets}
+    pair_family = _FAMILY[it.pair] if it.pair is not None else -1
     if p.pair_allowed:
         if len(in_sets) == 4 and pair_family not in in_sets:
             return 1, "five families, one of them only as the pair"
@@ -485,7 +516,7 @@ class AllChowsParams(Params):
         )
 
 
-@check("all_chows", AllChowsParams, forms=(STANDARD,))
+@check("all_chows", AllChowsParams, forms=(STANDARD,), needs="only_chows")
 def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
     """平胡 family; ``params`` choose the preset's conditions."""
     if it.form != STANDARD or it.chows != it.sets:
@@ -498,14 +529,14 @@ def all_chows(it: Interpretation, p: AllChowsParams) -> Hit:
         return None
     if p.two_sided and it.wait != TWO_SIDED:
         return None
-    if p.concealed_option and it.opts[p.REQUIRES_CONCEALED_OPTION] and not it.hand.is_concealed:
+    if p.concealed_option and it.opts[p.REQUIRES_CONCEALED_OPTION] and not it.concealed_hand:
         return None
     if p.multiwait_option and not it.opts[p.MULTIWAIT_OPTION] and it.wait_count >= 3:
         return None
     return 1, "five chows" + ("" if not p.two_sided else ", two-sided wait")
 
 
-@check("all_pungs", forms=(STANDARD,))
+@check("all_pungs", forms=(STANDARD,), needs="only_pungs")
 def all_pungs(it: Interpretation, p: NoParams) -> Hit:
     return (1, "five pungs or kongs") if it.form == STANDARD and len(it.pungs) == 5 else None
 
@@ -515,7 +546,7 @@ class ConcealedPungsParams(Params):
     count: int
 
 
-@check("concealed_pungs", ConcealedPungsParams, forms=(STANDARD,))
+@check("concealed_pungs", ConcealedPungsParams, forms=(STANDARD,), picked_by=("concealed_pungs", "count"))
 def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     n = it.concealed_pungs
     if it.form != STANDARD or n != p.count:
@@ -523,7 +554,7 @@ def concealed_pungs(it: Interpretation, p: ConcealedPungsParams) -> Hit:
     return 1, f"{n} concealed pungs (暗刻)"
 
 
-@check("all_concealed_pungs_no_kong", forms=(STANDARD,))
+@check("all_concealed_pungs_no_kong", forms=(STANDARD,), needs="only_pungs")
 def all_concealed_pungs_no_kong(it: Interpretation, p: NoParams) -> Hit:
     """hk 簡簡糊: five concealed pungs and no kong anywhere."""
     if it.form != STANDARD or it.concealed_pungs != 5 or any(m.is_kong for m in it.hand.melds):
@@ -567,7 +598,7 @@ class WaitParams(Params):
         return (self.any_count_option,) if self.any_count_option else ()
 
 
-@check("wait", WaitParams, forms=(STANDARD,))
+@check("wait", WaitParams, forms=(STANDARD,), picked_by=("wait", "shapes"))
 def wait(it: Interpretation, p: WaitParams) -> Hit:
     """邊張/崁張/獨聽/獨獨/假獨: the wait shape in ``shapes`` with |W| = 1 (or ``multi``)."""
     if it.form != STANDARD or it.wait not in p.shapes:
@@ -578,8 +609,10 @@ def wait(it: Interpretation, p: WaitParams) -> Hit:
             return None
     elif not lone and not (p.any_count_option and it.opts[p.any_count_option]):
         return None
-    names = {SINGLE: "single (單吊)", EDGE: "edge (邊張)", CLOSED: "closed (崁張)", SHANPON: "shanpon (對碰)"}
-    return 1, f"{names.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
+    return 1, f"{_WAIT_NAMES.get(it.wait or '', it.wait)} wait, {it.wait_count} tile(s) waited on"
+
+
+_WAIT_NAMES = {SINGLE: "single (單吊)", EDGE: "edge (邊張)", CLOSED: "closed (崁張)", SHANPON: "shanpon (對碰)"}
 
 
 @check("shanpon", forms=(STANDARD,))
@@ -600,11 +633,17 @@ def identical_chows(it: Interpretation, p: IdenticalChowsParams) -> Hit:
     """一般高 (one pair of identical chows), 雙般高 (two pairs), 太般高 (three identical)."""
     if it.form != STANDARD:
         return None
-    counts = it.chow_counts
-    triple = sum(1 for n in counts.values() if n >= 3)
-    pairs = sum(1 for n in counts.values() if n == 2) + sum(1 for n in counts.values() if n >= 4)
-    level = {"triple": triple >= 1, "double": pairs >= 2, "single": pairs == 1 and not triple}
-    return (1, "identical chows in one suit") if level[p.level] else None
+    triple = pairs = 0
+    for n in it.chow_counts.values():
+        triple += n >= 3
+        pairs += n == 2 or n >= 4  # four of one chow are two pairs of them
+    if p.level == "triple":
+        found = triple >= 1
+    elif p.level == "double":
+        found = pairs >= 2
+    else:
+        found = pairs == 1 and not triple
+    return (1, "identical chows in one suit") if found else None
 
 
 @check("sisters", forms=(STANDARD,), needs="shared_numbers")

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from scoring import evaluate
 from scoring import hand as scoring_hand
-from scoring.hand import HandError, _parse_meld
+from scoring.hand import HandError, _parse_meld, parse_hand
+from scoring.interpret import HAND_FACTS, Interpretation, fact
 from scoring.patterns import CHECK_SPECS, check
 from scoring.tiles import HONOURS, PLAYING_TILES
 from tests.scoring_helpers import answer, patterns, scored
@@ -30,10 +31,10 @@ RARE_FLAGS = ("last_tile", "kong_replacement", "flower_replacement", "declared_r
 
 @contextmanager
 def every_rule_on_every_reading() -> Iterator[None]:
-    """Score as the plain definition: no rule is situational, limited to forms, or gated."""
+    """Score as the plain definition: no rule is situational, limited to forms, gated or picked."""
     saved = dict(CHECK_SPECS)
     for name, spec in saved.items():
-        CHECK_SPECS[name] = replace(spec, situational=False, forms=(), needs="")
+        CHECK_SPECS[name] = replace(spec, situational=False, forms=(), needs="", picked_by=())
     evaluate._ACTIVE_CACHE.clear()  # plans are built from the specs
     try:
         yield
@@ -90,6 +91,23 @@ def test_the_fast_path_scores_special_forms_and_flower_wins_as_the_plain_evaluat
     fast = scored(hand)
     with every_rule_on_every_reading():
         assert scored(hand) == fast
+
+
+@settings(max_examples=300)
+@given(situations())
+def test_the_hand_facts_a_reading_takes_from_another_are_its_own(data):
+    # Readings of one hand share the hand's facts (situation, tile counts, options, wait set);
+    # each, worked out afresh on every reading, must equal what the first one gives the others.
+    try:
+        hand = parse_hand(data)
+    except HandError:
+        return
+    setup = evaluate._setup(hand)
+    first, *others = evaluate.interpretations(hand, setup.preset, setup.options_key)
+    for other in others:  # none has been given another's facts: each works its own out
+        for name in HAND_FACTS:
+            assert getattr(other, name) == getattr(first, name), name
+    assert all(isinstance(getattr(Interpretation, name), fact) for name in HAND_FACTS)
 
 
 def test_a_check_cannot_need_what_a_reading_does_not_have():
