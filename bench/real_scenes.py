@@ -8,7 +8,8 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 - ``exact_hands``: concealed tiles, melds, flowers and winning tile all right;
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
-- ``class_accuracy``: of the winner's tiles found, read as the right code.
+- ``class_accuracy``: of the winner's tiles found, read as the right code;
+- ``flower_accuracy``: the same for flowers (a flower misread is legal, so no repair can mend it).
 
 Seeds 0–59 are where choices are made; seeds 1000–1059 (``CHECK_SEEDS``) check them.
 Run: ``python -m bench real`` (both ranges) or as the first part of ``python -m bench accuracy``.
@@ -39,6 +40,7 @@ class RealSceneTally:
     right_code: int = 0
     flowers: Counter = field(default_factory=Counter)
     flowers_found: Counter = field(default_factory=Counter)
+    flowers_right: int = 0
     misses: list[int] = field(default_factory=list)  # seeds read wrong
 
     def add(self, scene: RealScene, reading: dict, detections) -> None:
@@ -57,6 +59,7 @@ class RealSceneTally:
             self.right_code += int(detections.class_id[p]) == TILE_CODES.index(codes[t])
             if is_flower(codes[t]):
                 self.flowers_found[codes[t]] += 1
+                self.flowers_right += int(detections.class_id[p]) == TILE_CODES.index(codes[t])
 
     def figures(self) -> dict:
         flowers = sum(self.flowers.values())
@@ -65,6 +68,7 @@ class RealSceneTally:
             "tile_recall": round(self.found / max(self.tiles, 1), 4),
             "flower_recall": round(sum(self.flowers_found.values()) / max(flowers, 1), 4),
             "class_accuracy": round(self.right_code / max(self.found, 1), 4),
+            "flower_accuracy": round(self.flowers_right / max(sum(self.flowers_found.values()), 1), 4),
             "per_flower_recall": {c: f"{self.flowers_found[c]}/{n}" for c, n in sorted(self.flowers.items())},
             "missed_seeds": self.misses,
         }

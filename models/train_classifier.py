@@ -6,6 +6,7 @@ from the full-resolution image with the margin the runtime uses, jittered as det
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import time
@@ -16,8 +17,8 @@ import cv2
 import numpy as np
 from taicam_datasets.layout import list_images, read_labels
 
-from scoring.tiles import TILE_CODES
-from vision.classifier import CROP_MARGIN, crop_tiles
+from scoring.tiles import FLOWERS, TILE_CODES
+from vision.classifier import CROP_MARGIN, FLOWER_READER_SIDE, crop_tiles
 
 SIDE = 48
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
@@ -42,6 +43,17 @@ class ClassifierConfig:
     init: Path | None = None  # an exported classifier to fine-tune instead of starting from scratch
     lr: float = 3e-3  # the one-cycle peak; a fine-tune wants less
     epoch_share: float = 1.0  # the share of the crops each epoch draws: short epochs keep the best one close
+    codes: tuple[str, ...] = TILE_CODES  # the classes it reads: every tile, or the flowers only (a flower reader)
+    side: int = SIDE  # crop side in pixels
+
+
+def _only(codes: tuple[str, ...], crops: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The crops of ``codes``' tiles, their classes renumbered in ``codes``' order."""
+    wanted = np.array([TILE_CODES.index(code) for code in codes])
+    keep = np.isin(classes, wanted)
+    renumber = np.full(len(TILE_CODES), -1, np.int64)
+    renumber[wanted] = np.arange(len(codes))
+    return crops[keep], renumber[classes[keep]]
 
 
 def collect_crops(folder: Path, split: str, copies: int, rng: random.Random, side: int = SIDE) -> tuple[np.ndarray, np.ndarray]:
@@ -168,27 +180,32 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     rng = random.Random(config.seed)
-    parts = [collect_crops(folder, "train", config.copies, rng) for folder in config.data]
-    held_out = {folder.name: collect_crops(folder, "val", 1, rng) for folder in config.val}
+    side = config.side
+    parts = [collect_crops(folder, "train", config.copies, rng, side) for folder in config.data]
+    held_out = {folder.name: collect_crops(folder, "val", 1, rng, side) for folder in config.val}
     if config.real_scenes:
-        parts.append(real_scene_crops("train", range(REAL_TRAINING_SEEDS, REAL_TRAINING_SEEDS + config.real_scenes), rng))
-        held_out["real_scenes_val_crops"] = real_scene_crops("val", REAL_HELD_OUT_SEEDS, None)
+        seeds = range(REAL_TRAINING_SEEDS, REAL_TRAINING_SEEDS + config.real_scenes)
+        parts.append(real_scene_crops("train", seeds, rng, side))
+        held_out["real_scenes_val_crops"] = real_scene_crops("val", REAL_HELD_OUT_SEEDS, None, side)
+    if config.codes != TILE_CODES:
+        parts = [_only(config.codes, *part) for part in parts]
+        held_out = {name: _only(config.codes, *data) for name, data in held_out.items()}
     crops = np.concatenate([p[0] for p in parts])
     classes = np.concatenate([p[1] for p in parts])
     log(f"{len(crops)} training crops; held out: " + ", ".join(f"{k} {len(v[1])}" for k, v in held_out.items()))
     if len(crops) == 0:
         raise ValueError("no labeled boxes under images/train in the given folders")
 
-    network = build_network()
+    network = build_network(len(config.codes))
     if config.init is not None:
-        load_exported(network, config.init)
+        load_exported(network, config.init, config.codes)
     steps_per_epoch = int(np.ceil(len(crops) * config.epoch_share / config.batch))
     optimiser = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, config.lr, total_steps=config.epochs * steps_per_epoch)
     # Rare classes (flowers, backs) weigh more, so that 梅 is not simply guessed as the common 菊.
-    counts = np.bincount(classes, minlength=len(TILE_CODES)).astype(np.float64)
+    counts = np.bincount(classes, minlength=len(config.codes)).astype(np.float64)
     weights = torch.tensor(
-        np.where(counts > 0, (counts.sum() / np.maximum(counts, 1) / len(TILE_CODES)) ** 0.5, 0), dtype=torch.float32
+        np.where(counts > 0, (counts.sum() / np.maximum(counts, 1) / len(config.codes)) ** 0.5, 0), dtype=torch.float32
     )
     generator = torch.Generator().manual_seed(config.seed)
     config.out.mkdir(parents=True, exist_ok=True)
@@ -215,30 +232,38 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
             schedule.step()
             total += float(loss.detach())
         scores = {name: _accuracy(network, *data) for name, data in held_out.items()}
-        mean = float(np.nanmean(list(scores.values()))) if scores else 0.0
+        held_out_crops = [value for value in scores.values() if not np.isnan(value)]
+        mean = float(np.mean(held_out_crops)) if held_out_crops else 0.0
         history.append(
             {"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4), **{k: round(v, 4) for k, v in scores.items()}}
         )
         log(f"epoch {epoch + 1}/{config.epochs} {time.perf_counter() - start:.0f}s " + json.dumps(history[-1]))
-        if mean > best:
+        if mean > best or not held_out_crops:  # none of these codes held out: the last epoch is kept
             best = mean
             torch.save(network.state_dict(), best_path)
     network.load_state_dict(torch.load(best_path))
-    onnx_path = export_onnx(network, config.out / "taicam-tile-classifier.onnx")
+    name = "taicam-tile-classifier.onnx" if config.codes == TILE_CODES else "taicam-flower-reader.onnx"
+    onnx_path = export_onnx(network, config.out / name, config.codes, side)
     metrics = {"history": history, "best_mean_val_accuracy": round(best, 4), "training_crops": len(crops)}
     (config.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(f"exported {onnx_path}")
     return metrics
 
 
-def load_exported(network, path: Path) -> None:
+def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES) -> None:
     """Start from an exported classifier: the export folded each batch norm into its convolution,
-    so the convolutions take the folded weights and the batch norms become a bias each."""
+    so the convolutions take the folded weights and the batch norms become a bias each.
+
+    A network reading fewer ``codes`` (a flower reader) takes those codes' rows of the last layer.
+    """
     import onnx
     import torch
     from onnx import numpy_helper
 
-    graph = onnx.load(str(path)).graph
+    model = onnx.load(str(path))
+    graph = model.graph
+    names = ast.literal_eval({entry.key: entry.value for entry in model.metadata_props}["names"])
+    rows = [names.index(code) for code in codes]
     values = {item.name: numpy_helper.to_array(item) for item in graph.initializer}
     convs = [node for node in graph.node if node.op_type == "Conv"]
     gemm = next(node for node in graph.node if node.op_type == "Gemm")
@@ -254,8 +279,8 @@ def load_exported(network, path: Path) -> None:
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
         linear = modules[-1]
-        linear.weight.copy_(torch.from_numpy(values[gemm.input[1]]))
-        linear.bias.copy_(torch.from_numpy(values[gemm.input[2]]))
+        linear.weight.copy_(torch.from_numpy(values[gemm.input[1]][rows]))
+        linear.bias.copy_(torch.from_numpy(values[gemm.input[2]][rows]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,29 +298,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--epoch-share", type=float, default=1.0, help="share of the crops each epoch draws")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--copies", type=int, default=1, help="jittered crops of each labeled box")
+    flowers_help = f"train the flower reader: the eight flowers only, {FLOWER_READER_SIDE} px crops (--init gives its start)"
+    parser.add_argument("--flowers", action="store_true", help=flowers_help)
     args = parser.parse_args(argv)
+    codes, side = (FLOWERS, FLOWER_READER_SIDE) if args.flowers else (TILE_CODES, SIDE)
     config = ClassifierConfig(
         tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
         threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
-        epoch_share=args.epoch_share,
+        epoch_share=args.epoch_share, codes=codes, side=side, copies=args.copies,
     )  # fmt: skip
     train_classifier(config)
     return 0
 
 
-def export_onnx(network, path: Path) -> Path:
+def export_onnx(network, path: Path, codes: tuple[str, ...] = TILE_CODES, side: int = SIDE) -> Path:
     """ONNX with a dynamic batch, and the class list and crop side in its metadata."""
     import onnx
     import torch
 
     network.eval()
-    dummy = torch.zeros(1, 3, SIDE, SIDE)
+    dummy = torch.zeros(1, 3, side, side)
     torch.onnx.export(
         network, dummy, str(path), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )  # fmt: skip
     model = onnx.load(str(path))
-    for key, value in {"names": repr(list(TILE_CODES)), "side": str(SIDE), "margin": str(CROP_MARGIN)}.items():
+    for key, value in {"names": repr(list(codes)), "side": str(side), "margin": str(CROP_MARGIN)}.items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
     onnx.save(model, str(path))

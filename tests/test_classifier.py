@@ -10,9 +10,16 @@ import pytest
 from taicam_datasets.layout import list_images, read_labels
 from taicam_datasets.scenes import render_scene
 
-from scoring.tiles import TILE_CODES
+from scoring.tiles import FLOWERS, TILE_CODES
 from tests.conftest import REAL_VAL
-from vision.classifier import BUNDLED_CLASSIFIER, TileClassifier, crop_tiles
+from vision.classifier import (
+    BUNDLED_CLASSIFIER,
+    BUNDLED_FLOWER_READER,
+    FLOWER_READER_SIDE,
+    FlowerReader,
+    TileClassifier,
+    crop_tiles,
+)
 from vision.detections import Detections
 from vision.detector import BUNDLED_MODEL, ModelError, TileDetector, letterbox
 
@@ -78,8 +85,10 @@ def test_classifier_refuses_a_model_with_other_classes(tmp_path):
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
     onnx.save(model, str(path))
-    with pytest.raises(ModelError, match="34 classes are not the 43 tile codes"):
+    with pytest.raises(ModelError, match="34 classes are not the crop classifier's 43 codes"):
         TileClassifier(path)
+    with pytest.raises(ModelError, match="34 classes are not the flower reader's 8 codes"):
+        FlowerReader(path)
     with pytest.raises(FileNotFoundError):
         TileClassifier(tmp_path / "missing.onnx")
 
@@ -95,7 +104,7 @@ def test_refine_keeps_boxes_and_gives_second_readings(detector):
     assert len(detector.reread(scene.image, Detections.empty())) == 0
 
 
-def test_unsure_crops_are_read_again_tighter_and_looser(detector):
+def test_unsure_crops_are_read_again_turned_tighter_and_looser(detector):
     from vision.classifier import LOOK_AGAIN_BELOW, MARGIN_STEP
 
     classifier = detector.classifier
@@ -106,9 +115,29 @@ def test_unsure_crops_are_read_again_tighter_and_looser(detector):
     unsure = once.max(axis=1) < LOOK_AGAIN_BELOW
     assert unsure.any() and (~unsure).any()
     assert np.array_equal(twice[~unsure], once[~unsure])
+    crops = crop_tiles(scene.image, boxes[unsure], classifier.side, classifier.margin)
     cuts = [crop_tiles(scene.image, boxes[unsure], classifier.side, classifier.margin + d) for d in (-MARGIN_STEP, MARGIN_STEP)]
-    expected = (once[unsure] + classifier._run(cuts[0]) + classifier._run(cuts[1])) / 3
+    turned = sum(classifier._run(np.ascontiguousarray(np.rot90(crops, k, axes=(1, 2)))) for k in (1, 2, 3))
+    expected = (once[unsure] + turned + classifier._run(cuts[0]) + classifier._run(cuts[1])) / 6
     assert np.allclose(twice[unsure], expected, atol=1e-5)
+
+
+def test_flower_reader_rereads_only_flowers_and_keeps_their_confidence(detector):
+    reader = detector.flower_reader
+    assert reader is not None and reader.path == BUNDLED_FLOWER_READER and reader.side == FLOWER_READER_SIDE
+    scene = render_scene(4, "hand")
+    found = detector.detect(scene.image)
+    flower_ids = [TILE_CODES.index(code) for code in FLOWERS]
+    # Every box called a flower, so that the reader has something to read whatever the detector found.
+    called_flowers = np.full(len(found), flower_ids[0])
+    as_flowers = Detections(found.xyxy, found.confidence, called_flowers, found.alt_class_id, found.alt_confidence)
+    read = reader.refine(scene.image, as_flowers)
+    assert np.isin(read.class_id, flower_ids).all() and np.array_equal(read.confidence, found.confidence)
+    assert read.alt_class_id is not None and read.alt_confidence is not None
+    assert np.isin(read.alt_class_id, flower_ids).all() and (read.alt_class_id != read.class_id).all()
+    assert (read.alt_confidence <= read.confidence + 1e-6).all()
+    not_flowers = found[~np.isin(found.class_id, flower_ids)]
+    assert reader.refine(scene.image, not_flowers) is not_flowers  # nothing to read: the same detections
 
 
 def _truth_boxes(labels: list, w: int, h: int) -> np.ndarray:
@@ -186,6 +215,15 @@ def test_one_epoch_classifier_trains_exports_and_loads(tmp_path):
     assert classifier.side == 48 and metrics["training_crops"] > 100
     probabilities = classifier.probabilities(np.zeros((100, 100, 3), np.uint8), np.array([[10, 10, 50, 60]], np.float32))
     assert probabilities.shape == (1, len(TILE_CODES)) and probabilities.sum() == pytest.approx(1, abs=1e-4)
+    # The flower reader: the same network on the flowers only, started from the classifier's flower rows.
+    flowers = ClassifierConfig(
+        data=(data,), val=(data,), out=tmp_path / "flowers", epochs=1, codes=FLOWERS, side=FLOWER_READER_SIDE,
+        init=tmp_path / "run" / "taicam-tile-classifier.onnx",
+    )  # fmt: skip
+    every_tile = metrics["training_crops"]
+    metrics = train_classifier(flowers, log=lambda _: None)
+    reader = FlowerReader(tmp_path / "flowers" / "taicam-flower-reader.onnx")
+    assert reader.side == FLOWER_READER_SIDE and 0 < metrics["training_crops"] < every_tile
 
 
 def _recall(scene, image: np.ndarray, found: Detections, own_only: bool) -> float:
@@ -224,7 +262,8 @@ def test_an_empty_classifier_setting_turns_it_off(monkeypatch):
     assert Settings().classifier_path == BUNDLED_CLASSIFIER
     monkeypatch.setenv("TAICAM_CLASSIFIER_PATH", "")
     assert Settings().classifier_path is None
-    assert TileDetector(BUNDLED_MODEL, classifier_path=Settings().classifier_path).classifier is None
+    detector = TileDetector(BUNDLED_MODEL, classifier_path=Settings().classifier_path)
+    assert detector.classifier is None and detector.flower_reader is None  # the crops' second look is off
 
 
 def test_fixed_shape_models_take_the_second_pass_in_windows():

@@ -14,12 +14,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.tiles import TILE_CODES
+from scoring.tiles import FLOWERS, TILE_CODES
 
 from .detections import Detections
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
+BUNDLED_FLOWER_READER = BUNDLED_CLASSIFIER.with_name("taicam-flower-reader.onnx")
 CROP_MARGIN = 0.08  # of the box size on each side: detector boxes are a little loose or tight
 # Detector readings this confident stand; only the others are read again. The detector fine-tuned
 # on real tiles is sure of more of them, wrongly too: at 0.85 real-tile scenes (bench/real_scenes.py)
@@ -29,8 +30,10 @@ DETECTOR_SURE = 0.95
 # The classifier overrules the detector when it finds its own pick at least this many times as
 # likely as the detector's reading; otherwise the detector's reading stands.
 OVERRULE_RATIO = 2.0
-LOOK_AGAIN_BELOW = 0.9  # a crop read less surely than this is read again, cut tighter and looser
+LOOK_AGAIN_BELOW = 0.9  # a crop read less surely than this is read again: turned, and cut tighter and looser
 MARGIN_STEP = 0.05  # of the box size per side, for those two extra cuts
+FLOWER_READER_SIDE = 64  # px: a flower's numeral, a sixth of the face, needs finer pixels than the 48 px classifier
+QUARTER_TURNS = (1, 2, 3)  # the classifier trained on crops at every quarter turn: each turn is another view
 
 
 def crop_tiles(image: np.ndarray, xyxy: np.ndarray, side: int, margin: float = CROP_MARGIN) -> np.ndarray:
@@ -55,10 +58,13 @@ def to_blob(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 
-class TileClassifier:
-    """ONNX crop classifier; ``refine(image, detections)`` re-reads the boxes the detector was unsure of."""
+class _CropReader:
+    """An ONNX network that reads tile crops; its metadata names the ``codes`` it reads and its crop side."""
 
-    def __init__(self, model_path: Path | str = BUNDLED_CLASSIFIER, gate: threading.Semaphore | None = None):
+    codes: tuple[str, ...] = TILE_CODES
+    role = "crop classifier"
+
+    def __init__(self, model_path: Path | str, gate: threading.Semaphore | None = None):
         path = Path(model_path)
         self.session = open_session(path, spinning=False)
         metadata = self.session.get_modelmeta().custom_metadata_map
@@ -68,29 +74,12 @@ class TileClassifier:
             self.margin = float(metadata.get("margin", CROP_MARGIN))  # crop as the training did
         except (KeyError, ValueError, SyntaxError) as error:
             raise ModelError(f"{path}: no readable 'names' and 'side' in the ONNX metadata ({error})") from error
-        if names != TILE_CODES:
-            raise ModelError(f"{path}: its {len(names)} classes are not the {len(TILE_CODES)} tile codes in order")
+        if names != self.codes:
+            raise ModelError(f"{path}: its {len(names)} classes are not the {self.role}'s {len(self.codes)} codes in order")
         self.input_name = self.session.get_inputs()[0].name
         self.path = path
         # Shares the detector's cap on simultaneous runs: both compete for the same cores.
         self._gate = gate or threading.Semaphore(1)
-
-    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> np.ndarray:
-        """(n, classes) softmax probabilities for the boxes.
-
-        With ``second_look``, a crop read at less than ``LOOK_AGAIN_BELOW`` is cut twice more,
-        tighter and looser by ``MARGIN_STEP``, and the three readings are averaged: a box that
-        strays by a few pixels no longer decides a flower's glyph (models/README.md has the gain).
-        """
-        if len(xyxy) == 0:
-            return np.zeros((0, len(TILE_CODES)), np.float32)
-        probabilities = self._run(crop_tiles(image, xyxy, self.side, self.margin))
-        unsure = np.flatnonzero(probabilities.max(axis=1) < LOOK_AGAIN_BELOW)
-        if second_look and len(unsure):
-            crops = [crop_tiles(image, xyxy[unsure], self.side, self.margin + step) for step in (-MARGIN_STEP, MARGIN_STEP)]
-            tighter, looser = np.split(self._run(np.concatenate(crops)), 2)
-            probabilities[unsure] = (probabilities[unsure] + tighter + looser) / 3
-        return probabilities
 
     def _run(self, crops: np.ndarray) -> np.ndarray:
         with self._gate:
@@ -98,6 +87,38 @@ class TileClassifier:
         logits = logits - logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def _turned(self, crops: np.ndarray) -> np.ndarray:
+        """Readings of ``crops`` at every quarter turn, averaged: (4n, ...) in one run."""
+        views = [crops, *(np.rot90(crops, turns, axes=(1, 2)) for turns in QUARTER_TURNS)]
+        return self._run(np.concatenate(views)).reshape(len(views), len(crops), -1).mean(axis=0)
+
+
+class TileClassifier(_CropReader):
+    """ONNX crop classifier; ``refine(image, detections)`` re-reads the boxes the detector was unsure of."""
+
+    def __init__(self, model_path: Path | str = BUNDLED_CLASSIFIER, gate: threading.Semaphore | None = None):
+        super().__init__(model_path, gate)
+
+    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> np.ndarray:
+        """(n, classes) softmax probabilities for the boxes.
+
+        With ``second_look``, a crop read at less than ``LOOK_AGAIN_BELOW`` is read again at its
+        other three quarter turns, and cut twice more, tighter and looser by ``MARGIN_STEP``; the
+        six readings are averaged. A box that strays by a few pixels no longer decides a flower's
+        glyph, and one view's mistake is outvoted (models/README.md has the gain of each).
+        """
+        if len(xyxy) == 0:
+            return np.zeros((0, len(TILE_CODES)), np.float32)
+        crops = crop_tiles(image, xyxy, self.side, self.margin)
+        probabilities = self._run(crops)
+        unsure = np.flatnonzero(probabilities.max(axis=1) < LOOK_AGAIN_BELOW)
+        if second_look and len(unsure):
+            views = [np.rot90(crops[unsure], turns, axes=(1, 2)) for turns in QUARTER_TURNS]
+            views += [crop_tiles(image, xyxy[unsure], self.side, self.margin + step) for step in (-MARGIN_STEP, MARGIN_STEP)]
+            readings = self._run(np.concatenate(views)).reshape(len(views), len(unsure), -1)
+            probabilities[unsure] = (probabilities[unsure] + readings.sum(axis=0)) / (len(views) + 1)
+        return probabilities
 
     def refine(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         """The same boxes, with the tiles the detector was unsure of read again from their crops.
@@ -125,4 +146,46 @@ class TileClassifier:
         if detections.alt_class_id is not None and detections.alt_confidence is not None:
             alt_classes, alt_confidence = detections.alt_class_id.copy(), detections.alt_confidence.copy()
         alt_classes[unsure], alt_confidence[unsure] = alt, probs[rows, alt]
+        return Detections(detections.xyxy, confidence, classes, alt_classes, alt_confidence)
+
+
+class FlowerReader(_CropReader):
+    """Which flower a tile is: the eight flowers' own network, reading finer crops than the classifier.
+
+    Flowers differ only in a numeral and a character a sixth of the face wide; the 43-code
+    classifier read held-out real flower crops right 0.75–0.82 of the time (models/README.md).
+    """
+
+    codes = FLOWERS
+    role = "flower reader"
+
+    def __init__(self, model_path: Path | str = BUNDLED_FLOWER_READER, gate: threading.Semaphore | None = None):
+        super().__init__(model_path, gate)
+        self._flower_ids = np.array([TILE_CODES.index(code) for code in FLOWERS])
+
+    def refine(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
+        """The same boxes, with every tile read as a flower given the flower this reader finds likeliest.
+
+        With ``second_look`` each crop is read at its four quarter turns (live video, whose frames
+        vote, reads it once). The tile's confidence (that it is a flower at all) stays; its second
+        reading becomes the reader's runner-up flower, at the confidence the reader's odds give it,
+        so a flower seen twice in one hand can still be repaired to its likeliest other reading.
+        """
+        flowers = np.flatnonzero(np.isin(detections.class_id, self._flower_ids))
+        if len(flowers) == 0:
+            return detections
+        crops = crop_tiles(image, detections.xyxy[flowers], self.side, self.margin)
+        probabilities = self._turned(crops) if second_look else self._run(crops)
+        order = np.argsort(-probabilities, axis=1)
+        rows = np.arange(len(flowers))
+        best, runner_up = order[:, 0], order[:, 1]
+        classes, confidence = detections.class_id.copy(), detections.confidence
+        classes[flowers] = self._flower_ids[best]
+        alt_classes = detections.alt_class_id.copy() if detections.alt_class_id is not None else classes.copy()
+        alt_confidence = (
+            detections.alt_confidence.copy() if detections.alt_confidence is not None else np.zeros_like(confidence)
+        )
+        alt_classes[flowers] = self._flower_ids[runner_up]
+        odds = probabilities[rows, runner_up] / np.maximum(probabilities[rows, best], 1e-6)
+        alt_confidence[flowers] = confidence[flowers] * odds
         return Detections(detections.xyxy, confidence, classes, alt_classes, alt_confidence)

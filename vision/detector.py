@@ -13,7 +13,7 @@ import numpy as np
 
 from scoring.tiles import TILE_CODES
 
-from .classifier import BUNDLED_CLASSIFIER, TileClassifier
+from .classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, FlowerReader, TileClassifier
 from .defaults import DEFAULT_CONF, DEFAULT_IOU
 from .detections import Detections, non_max_suppression, suppress_contained
 from .onnx_session import PAD_VALUE, ModelError, open_session
@@ -81,7 +81,8 @@ class TileDetector:
     """One ONNX session; ``detect(bgr_image)`` returns boxes in the image's own pixels.
 
     With a crop classifier (the bundled one unless ``classifier_path`` is None), ``reread``
-    gives each box the code read from its full-resolution crop.
+    gives each box the code read from its full-resolution crop, and the flower reader (the
+    bundled one unless ``flower_reader_path`` is None) names each flower among the eight.
     """
 
     def __init__(
@@ -90,6 +91,7 @@ class TileDetector:
         threads: int | None = None,
         max_concurrent: int | None = None,
         classifier_path: Path | str | None = BUNDLED_CLASSIFIER,
+        flower_reader_path: Path | str | None = BUNDLED_FLOWER_READER,
     ):
         path = Path(model_path)
         # No spinning: idle onnxruntime threads that spin take the cores from OpenCV's warp and
@@ -104,10 +106,20 @@ class TileDetector:
         # More simultaneous runs than cores only add memory (one arena each) and contention.
         self._gate = threading.Semaphore(max_concurrent or os.cpu_count() or 1)
         self.classifier = TileClassifier(classifier_path, self._gate) if classifier_path is not None else None
+        # The flower reader belongs to the crops' second look: without the classifier, neither runs.
+        self.flower_reader = (
+            FlowerReader(flower_reader_path, self._gate)
+            if classifier_path is not None and flower_reader_path is not None
+            else None
+        )
 
     def reread(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
-        """Codes from the crop classifier when there is one; the detector's own otherwise."""
-        return self.classifier.refine(image, detections, second_look) if self.classifier is not None else detections
+        """Codes from the crop classifier and the flower reader when there are; the detector's own otherwise."""
+        if self.classifier is not None:
+            detections = self.classifier.refine(image, detections, second_look)
+        if self.flower_reader is not None:
+            detections = self.flower_reader.refine(image, detections, second_look)
+        return detections
 
     def detect(
         self, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, side: int | None = None
