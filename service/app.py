@@ -35,7 +35,12 @@ LABELING_PATHS = ("/healthz", "/readyz", "/openapi.json", "/docs")
 
 
 def _load_detector(settings: Settings) -> TileDetector:
-    return TileDetector(settings.model_path, threads=settings.inference_threads, classifier_path=settings.classifier_path)
+    return TileDetector(
+        settings.model_path,
+        threads=settings.inference_threads,
+        classifier_path=settings.classifier_path,
+        flower_reader_path=settings.flower_reader_path,
+    )
 
 
 def create_app(settings: Settings | None = None, detector_factory: DetectorFactory = _load_detector) -> FastAPI:

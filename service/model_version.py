@@ -37,10 +37,17 @@ class Serving:
     detector: TileDetector
     model: str | None
     classifier: str | None
+    flower_reader: str | None
 
 
 def serve_detector(app: FastAPI, detector: TileDetector) -> None:
-    classifier = getattr(detector, "classifier", None)
-    classifier_version = file_version(getattr(classifier, "path", None)) if classifier is not None else None
-    app.state.serving = Serving(detector, file_version(getattr(detector, "path", None)), classifier_version)
+    def version_of(part: object) -> str | None:
+        return file_version(getattr(part, "path", None)) if part is not None else None
+
+    app.state.serving = Serving(
+        detector,
+        version_of(detector),
+        version_of(getattr(detector, "classifier", None)),
+        version_of(getattr(detector, "flower_reader", None)),
+    )
     app.state.detector = detector  # for the labeling tool's pre-labels and new live connections

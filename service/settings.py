@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from vision.classifier import BUNDLED_CLASSIFIER
+from vision.classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER
 from vision.detector import BUNDLED_MODEL, DEFAULT_CONF
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -23,6 +23,7 @@ class Settings(BaseSettings):
 
     model_path: Path = BUNDLED_MODEL
     classifier_path: Path | None = BUNDLED_CLASSIFIER  # None: keep the detector's own tile codes
+    flower_reader_path: Path | None = BUNDLED_FLOWER_READER  # None: the classifier names the flowers too
     data_dir: Path = default_data_dir()
     max_upload_mb: float = 20.0
     # A photo's pixels are counted from its header before it is decoded: 40 MP is above any phone
@@ -42,7 +43,7 @@ class Settings(BaseSettings):
     training_store_max_images: int = 20_000
     training_store_max_mb: float = 8192.0
 
-    @field_validator("classifier_path", mode="before")
+    @field_validator("classifier_path", "flower_reader_path", mode="before")
     @classmethod
     def _empty_means_none(cls, value: object) -> object:
         return None if value == "" else value  # TAICAM_CLASSIFIER_PATH= turns the classifier off

@@ -110,24 +110,42 @@ def classifier_path(args: argparse.Namespace) -> Path | None:
     return Path(args.classifier) if args.classifier else BUNDLED_CLASSIFIER
 
 
+def flower_reader_path(args: argparse.Namespace) -> Path | None:
+    from vision.classifier import BUNDLED_FLOWER_READER
+
+    if args.no_classifier or args.flower_reader == "":  # as TAICAM_FLOWER_READER_PATH=: none
+        return None
+    return Path(args.flower_reader) if args.flower_reader else BUNDLED_FLOWER_READER
+
+
 def model_settings(args: argparse.Namespace) -> dict:
-    """Settings overrides from --model, --classifier and --no-classifier (environment otherwise)."""
+    """Settings overrides from --model, --classifier, --flower-reader and --no-classifier (environment otherwise)."""
     chosen: dict = {"model_path": args.model} if args.model else {}
     if args.no_classifier or args.classifier:
         chosen["classifier_path"] = classifier_path(args)
+    if args.no_classifier or args.flower_reader is not None:
+        chosen["flower_reader_path"] = flower_reader_path(args)
     return chosen
 
 
-def load_detector(args: argparse.Namespace):
+def load_detector(args: argparse.Namespace, model: Path | str | None = None):
+    """The detector, classifier and flower reader the flags name; ``model`` replaces --model."""
     from vision.detector import BUNDLED_MODEL, TileDetector
 
-    return TileDetector(args.model or BUNDLED_MODEL, classifier_path=classifier_path(args))
+    return TileDetector(
+        model or args.model or BUNDLED_MODEL,
+        classifier_path=classifier_path(args),
+        flower_reader_path=flower_reader_path(args),
+    )
 
 
 def add_model_flags(parser: argparse.ArgumentParser, model_help: str = "ONNX detector (default: the bundled one)") -> None:
     parser.add_argument("--model", help=model_help)
     parser.add_argument("--classifier", help="ONNX crop classifier that re-reads each tile (default: the bundled one)")
-    parser.add_argument("--no-classifier", action="store_true", help="keep the detector's own tile codes")
+    parser.add_argument(
+        "--flower-reader", help='ONNX flower reader that names each tile read as a flower (default: bundled; "" for none)'
+    )
+    parser.add_argument("--no-classifier", action="store_true", help="keep the detector's own tile codes (no flower reader)")
 
 
 def add_photo_flags(parser: argparse.ArgumentParser) -> None:

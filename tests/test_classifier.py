@@ -266,6 +266,20 @@ def test_an_empty_classifier_setting_turns_it_off(monkeypatch):
     assert detector.classifier is None and detector.flower_reader is None  # the crops' second look is off
 
 
+def test_the_flower_reader_flag_picks_another_reader_or_none():
+    import argparse
+
+    from taicam.common import add_model_flags, flower_reader_path, model_settings
+
+    parser = argparse.ArgumentParser()
+    add_model_flags(parser)
+    assert flower_reader_path(parser.parse_args([])) == BUNDLED_FLOWER_READER and model_settings(parser.parse_args([])) == {}
+    assert flower_reader_path(parser.parse_args(["--flower-reader", "mine.onnx"])) == Path("mine.onnx")
+    none = parser.parse_args(["--flower-reader", ""])  # as TAICAM_FLOWER_READER_PATH=
+    assert flower_reader_path(none) is None and model_settings(none) == {"flower_reader_path": None}
+    assert model_settings(parser.parse_args(["--no-classifier"])) == {"classifier_path": None, "flower_reader_path": None}
+
+
 def test_fixed_shape_models_take_the_second_pass_in_windows():
     from vision.photo import detect_photo
 

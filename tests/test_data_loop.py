@@ -216,7 +216,12 @@ def test_reload_serves_a_newer_file_and_a_failed_load_keeps_the_old_one(tmp_path
         detected = client.post("/v1/detect", files={"image": ("x.jpg", photo(14), "image/jpeg")}, headers=auth)
         assert detected.status_code == 200 and detected.json()["model"] == version("current.onnx")
         swapped = client.post("/v1/models/reload", json={"file": "newer.onnx"}, headers=auth).json()
-        assert swapped == {"model": version("newer.onnx"), "classifier": None, "previous": version("current.onnx")}
+        assert swapped == {
+            "model": version("newer.onnx"),
+            "classifier": None,
+            "flower_reader": None,
+            "previous": version("current.onnx"),
+        }
         assert version("newer.onnx") != version("current.onnx")
         assert client.get("/readyz", headers=auth).json()["model"] == version("newer.onnx")
         scored = client.post("/v1/score", files={"image": ("x.jpg", photo(15), "image/jpeg")}, headers=auth)

@@ -136,6 +136,21 @@ def test_real_model_detects_tiles_in_a_real_photo(settings):
         assert len(body["detections"]) >= 5 and body["hand"]["concealed"]
 
 
+def test_readiness_names_each_bundled_model_by_its_contents(settings, monkeypatch):
+    from service.settings import Settings
+
+    with TestClient(create_app(settings)) as client:
+        ready = client.get("/readyz").json()
+    files = {"model": "tiles", "classifier": "tile-classifier", "flower_reader": "flower-reader"}
+    for key, name in files.items():
+        assert ready[key].startswith(f"taicam-{name}.onnx@sha256:") and len(ready[key].split(":")[1]) == 12
+    monkeypatch.setenv("TAICAM_FLOWER_READER_PATH", "")  # the flower reader alone turned off
+    without_reader = Settings(data_dir=settings.data_dir, allowed_hosts=["testserver"])
+    with TestClient(create_app(without_reader)) as client:
+        ready = client.get("/readyz").json()
+    assert ready["classifier"].startswith("taicam-tile-classifier.onnx@") and ready["flower_reader"] is None
+
+
 def test_live_websocket_reports_a_stable_hand_once(fake_app, jpeg_bytes):
     with TestClient(fake_app) as client, client.websocket_connect("/v1/live?stable=3&seat_wind=E") as socket:
         messages = []

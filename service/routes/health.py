@@ -20,4 +20,6 @@ def readyz(request: Request) -> JSONResponse:
     serving = request.app.state.serving
     if serving is None:
         return envelope(503, "model_not_loaded", f"the detector is not loaded: {request.app.state.model_error}")
-    return JSONResponse({"status": "ready", "model": serving.model, "classifier": serving.classifier})
+    return JSONResponse(
+        {"status": "ready", "model": serving.model, "classifier": serving.classifier, "flower_reader": serving.flower_reader}
+    )

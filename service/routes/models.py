@@ -62,6 +62,11 @@ def build_router(settings: Settings, detector_factory: Callable[[Settings], Any]
             settings.model_path = path  # the next plain reload reads this file again
         serving = request.app.state.serving
         log.warning("model reloaded: %s (was %s)", serving.model, previous)
-        return {"model": serving.model, "classifier": serving.classifier, "previous": previous}
+        return {
+            "model": serving.model,
+            "classifier": serving.classifier,
+            "flower_reader": serving.flower_reader,
+            "previous": previous,
+        }
 
     return router

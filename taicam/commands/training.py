@@ -12,7 +12,7 @@ from pathlib import Path
 from scoring.errors import ErrorCode, TaicamError
 from vision.defaults import DEFAULT_CONF
 
-from ..common import add_model_flags, amount, classifier_path, fraction, positive_number, whole_number, yolo_folder
+from ..common import add_model_flags, amount, fraction, load_detector, positive_number, whole_number, yolo_folder
 
 
 def _cmd_data_synth(args: argparse.Namespace) -> int:
@@ -121,11 +121,10 @@ def _cmd_train_classifier(args: argparse.Namespace) -> int:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from models.evaluate import evaluate
-    from vision.detector import BUNDLED_MODEL, TileDetector
 
     if args.compare:
         return _compare(args)
-    detector = TileDetector(args.model or BUNDLED_MODEL, classifier_path=classifier_path(args))
+    detector = load_detector(args)
     with tempfile.TemporaryDirectory(prefix="taicam-eval-") as work:
         data, _ = store_as_yolo(Path(args.data), Path(work))
         report = evaluate(detector, data, split=args.split, conf=args.conf)
@@ -148,13 +147,12 @@ def _compare(args: argparse.Namespace) -> int:
     ``--data`` may be a label store: its val split (the photos people vouched for) is used.
     """
     from models.evaluate import COMPARED, comparison_table, evaluate
-    from vision.detector import TileDetector
 
     reports = []
     with tempfile.TemporaryDirectory(prefix="taicam-eval-") as work:
         data, _ = store_as_yolo(Path(args.data), Path(work))
         for path in args.compare:
-            detector = TileDetector(path, classifier_path=classifier_path(args))
+            detector = load_detector(args, model=path)
             reports.append((Path(path).name, evaluate(detector, data, split=args.split, conf=args.conf, progress=False)))
     if args.json:
         rows = [{"model": name, **report.as_dict()} for name, report in reports]
