@@ -9,7 +9,7 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
-- ``flower_accuracy``: the same for flowers (a flower misread is legal, so no repair can mend it).
+- ``flower_accuracy``: the same for flowers (a misread flower usually makes a legal hand, which no repair questions).
 
 Seeds 0–59 are where choices are made; seeds 1000–1059 (``CHECK_SEEDS``) check them.
 Run: ``python -m bench real`` (both ranges) or as the first part of ``python -m bench accuracy``.

@@ -1,4 +1,5 @@
-"""``taicam train-classifier``: the crop classifier, trained with torch on CPU, exported to ONNX.
+"""``taicam train-classifier``: the crop classifier, trained with torch on CPU, exported to ONNX;
+with ``--flowers``, the flower reader (the same network on the eight flowers, at 64 px).
 
 Crops come from YOLO-layout folders (synthetic scenes and real photos): each labeled box is cut
 from the full-resolution image with the margin the runtime uses, jittered as detector boxes are.
@@ -23,6 +24,7 @@ from vision.classifier import CROP_MARGIN, FLOWER_READER_SIDE, crop_tiles
 SIDE = 48
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
+EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
 REAL_TRAINING_SEEDS = 5_000_000
@@ -232,18 +234,17 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
             schedule.step()
             total += float(loss.detach())
         scores = {name: _accuracy(network, *data) for name, data in held_out.items()}
-        held_out_crops = [value for value in scores.values() if not np.isnan(value)]
-        mean = float(np.mean(held_out_crops)) if held_out_crops else 0.0
+        held_out_scores = [value for value in scores.values() if not np.isnan(value)]
+        mean = float(np.mean(held_out_scores)) if held_out_scores else 0.0
         history.append(
             {"epoch": epoch + 1, "loss": round(total / steps_per_epoch, 4), **{k: round(v, 4) for k, v in scores.items()}}
         )
         log(f"epoch {epoch + 1}/{config.epochs} {time.perf_counter() - start:.0f}s " + json.dumps(history[-1]))
-        if mean > best or not held_out_crops:  # none of these codes held out: the last epoch is kept
+        if mean > best or not held_out_scores:  # none of these codes held out: the last epoch is kept
             best = mean
             torch.save(network.state_dict(), best_path)
     network.load_state_dict(torch.load(best_path))
-    name = "taicam-tile-classifier.onnx" if config.codes == TILE_CODES else "taicam-flower-reader.onnx"
-    onnx_path = export_onnx(network, config.out / name, config.codes, side)
+    onnx_path = export_onnx(network, config.out / EXPORT_NAMES[config.codes], config.codes, side)
     metrics = {"history": history, "best_mean_val_accuracy": round(best, 4), "training_crops": len(crops)}
     (config.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(f"exported {onnx_path}")
@@ -287,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m models.train_classifier``: ``taicam train-classifier`` with fine-tuning options."""
     import argparse
 
-    parser = argparse.ArgumentParser(description="train or fine-tune the crop classifier")
+    parser = argparse.ArgumentParser(description="train or fine-tune the crop classifier, or with --flowers the flower reader")
     parser.add_argument("--data", nargs="+", type=Path, required=True, help="YOLO-layout folders (images/train)")
     parser.add_argument("--val", nargs="+", type=Path, help="YOLO-layout folders (images/val; default --data)")
     parser.add_argument("--out", type=Path, default=Path("runs/classifier"))
@@ -298,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--epoch-share", type=float, default=1.0, help="share of the crops each epoch draws")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--copies", type=int, default=1, help="jittered crops of each labeled box")
+    parser.add_argument("--copies", type=int, default=1, help="jittered crops of each --data box (flowers: 2 more)")
     flowers_help = f"train the flower reader: the eight flowers only, {FLOWER_READER_SIDE} px crops (--init gives its start)"
     parser.add_argument("--flowers", action="store_true", help=flowers_help)
     args = parser.parse_args(argv)

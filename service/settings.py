@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     @field_validator("classifier_path", "flower_reader_path", mode="before")
     @classmethod
     def _empty_means_none(cls, value: object) -> object:
-        return None if value == "" else value  # TAICAM_CLASSIFIER_PATH= turns the classifier off
+        return None if value == "" else value  # TAICAM_CLASSIFIER_PATH= turns the classifier (and so the flower reader) off
 
     @property
     def label_store_dir(self) -> Path:

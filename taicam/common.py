@@ -105,7 +105,7 @@ def print_json(value) -> None:
 def classifier_path(args: argparse.Namespace) -> Path | None:
     from vision.classifier import BUNDLED_CLASSIFIER
 
-    if args.no_classifier:
+    if args.no_classifier or args.classifier == "":  # as TAICAM_CLASSIFIER_PATH=: none
         return None
     return Path(args.classifier) if args.classifier else BUNDLED_CLASSIFIER
 
@@ -121,7 +121,7 @@ def flower_reader_path(args: argparse.Namespace) -> Path | None:
 def model_settings(args: argparse.Namespace) -> dict:
     """Settings overrides from --model, --classifier, --flower-reader and --no-classifier (environment otherwise)."""
     chosen: dict = {"model_path": args.model} if args.model else {}
-    if args.no_classifier or args.classifier:
+    if args.no_classifier or args.classifier is not None:
         chosen["classifier_path"] = classifier_path(args)
     if args.no_classifier or args.flower_reader is not None:
         chosen["flower_reader_path"] = flower_reader_path(args)
@@ -141,7 +141,7 @@ def load_detector(args: argparse.Namespace, model: Path | str | None = None):
 
 def add_model_flags(parser: argparse.ArgumentParser, model_help: str = "ONNX detector (default: the bundled one)") -> None:
     parser.add_argument("--model", help=model_help)
-    parser.add_argument("--classifier", help="ONNX crop classifier that re-reads each tile (default: the bundled one)")
+    parser.add_argument("--classifier", help='ONNX crop classifier that re-reads each tile (default: bundled; "" for none)')
     parser.add_argument(
         "--flower-reader", help='ONNX flower reader that names each tile read as a flower (default: bundled; "" for none)'
     )

@@ -130,11 +130,19 @@ def test_flower_reader_rereads_only_flowers_and_keeps_their_confidence(detector)
     flower_ids = [TILE_CODES.index(code) for code in FLOWERS]
     # Every box called a flower, so that the reader has something to read whatever the detector found.
     called_flowers = np.full(len(found), flower_ids[0])
-    as_flowers = Detections(found.xyxy, found.confidence, called_flowers, found.alt_class_id, found.alt_confidence)
+    # Every other tile's second reading says "not a flower": surely (as likely as the first) or barely.
+    no_flower = np.full(len(found), TILE_CODES.index("5m"))
+    sure = np.arange(len(found)) % 2 == 0
+    no_flower_confidence = np.where(sure, found.confidence, 0.0).astype(np.float32)
+    as_flowers = Detections(found.xyxy, found.confidence, called_flowers, no_flower, no_flower_confidence)
     read = reader.refine(scene.image, as_flowers)
     assert np.isin(read.class_id, flower_ids).all() and np.array_equal(read.confidence, found.confidence)
     assert read.alt_class_id is not None and read.alt_confidence is not None
-    assert np.isin(read.alt_class_id, flower_ids).all() and (read.alt_class_id != read.class_id).all()
+    kept = read.alt_class_id == no_flower
+    assert kept.any() and (kept == (read.alt_confidence >= found.confidence)).all()  # the likelier second reading
+    other_flowers = ~kept
+    assert other_flowers.any() and np.isin(read.alt_class_id[other_flowers], flower_ids).all()
+    assert (read.alt_class_id[other_flowers] != read.class_id[other_flowers]).all()
     assert (read.alt_confidence <= read.confidence + 1e-6).all()
     not_flowers = found[~np.isin(found.class_id, flower_ids)]
     assert reader.refine(scene.image, not_flowers) is not_flowers  # nothing to read: the same detections
@@ -266,7 +274,7 @@ def test_an_empty_classifier_setting_turns_it_off(monkeypatch):
     assert detector.classifier is None and detector.flower_reader is None  # the crops' second look is off
 
 
-def test_the_flower_reader_flag_picks_another_reader_or_none():
+def test_the_model_flags_pick_another_model_or_none():
     import argparse
 
     from taicam.common import add_model_flags, flower_reader_path, model_settings
@@ -278,6 +286,7 @@ def test_the_flower_reader_flag_picks_another_reader_or_none():
     none = parser.parse_args(["--flower-reader", ""])  # as TAICAM_FLOWER_READER_PATH=
     assert flower_reader_path(none) is None and model_settings(none) == {"flower_reader_path": None}
     assert model_settings(parser.parse_args(["--no-classifier"])) == {"classifier_path": None, "flower_reader_path": None}
+    assert model_settings(parser.parse_args(["--classifier", ""])) == {"classifier_path": None}  # the reader follows it
 
 
 def test_fixed_shape_models_take_the_second_pass_in_windows():
