@@ -302,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=1, help="jittered crops of each --data box (flowers: 2 more)")
     flowers_help = f"train the flower reader: the eight flowers only, {FLOWER_READER_SIDE} px crops (--init gives its start)"
     parser.add_argument("--flowers", action="store_true", help=flowers_help)
+    parser.add_argument("--side", type=int, help=f"crop side in px (default {SIDE}; {FLOWER_READER_SIDE} with --flowers)")
     args = parser.parse_args(argv)
     codes, side = (FLOWERS, FLOWER_READER_SIDE) if args.flowers else (TILE_CODES, SIDE)
+    side = args.side or side
     config = ClassifierConfig(
         tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
         threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,

@@ -69,7 +69,7 @@ def test_bundled_detector_takes_rectangular_input_and_agrees_with_square(detecto
 
 def test_bundled_classifier_metadata(detector):
     assert detector.classifier is not None and detector.classifier.path == BUNDLED_CLASSIFIER
-    assert detector.classifier.side == 48
+    assert detector.classifier.side == 64  # fine-tuned at 64 px (models/README.md)
 
 
 def test_classifier_refuses_a_model_with_other_classes(tmp_path):

@@ -153,8 +153,8 @@ class FlowerReader(_CropReader):
     """Which flower a tile is: the eight flowers' own network, reading finer crops than the classifier.
 
     Flowers differ only in a numeral and a character a sixth of the face wide; on held-out real
-    flower crops the 43-code classifier read 0.86 (real photos) and 0.79 (real-tile scenes) right,
-    this reader 0.90 and 0.86 (models/README.md).
+    flower crops the 43-code classifier (at 48 px) read 0.86 (real photos) and 0.79 (real-tile
+    scenes) right, this reader 0.90 and 0.86 (models/README.md).
     """
 
     codes = FLOWERS
