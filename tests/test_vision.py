@@ -370,7 +370,7 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
     """Rendered snaps of winning hands, read by the bundled models end to end (no ground truth used).
 
     Of the first 20 seeds whose photo shows the whole hand, the pipeline must give the hand the
-    generator laid out, and then its 台 list, for at least 18 (20 measured, models/README.md).
+    generator laid out, and then its 台 list, for at least 15 (18 measured, models/README.md).
     """
     from scoring.api import score_hand
     from scoring.hand import WinContext
@@ -386,14 +386,15 @@ def test_photo_to_score_on_hand_snaps_with_the_real_model(detector):
             assert result["score"]["patterns"] == expected["patterns"]
             right += 1
     # Guards "hand_snaps" of `python -m bench accuracy` (18 of 20 with the detector and classifier
-    # fine-tuned on real tiles, 20 before; README "Benchmarks"), 3 below it as every end-to-end floor here: enough for
-    # another CPU's rounding and the pinned versions of a fresh clone, not for a lost font or model.
-    assert right >= 16
+    # fine-tuned on real tiles, 20 before; README "Benchmarks"), 3 below it (every end-to-end floor
+    # here is 3 or more below its figure): enough for another CPU's rounding and the pinned versions
+    # of a fresh clone, not for a lost font or model.
+    assert right >= 15
 
 
 @pytest.mark.slow
 def test_hand_snaps_turned_45_degrees_still_score(detector):
-    """The phone held at an angle: the same 20 hand snaps turned by 45° (17 right when measured; 0
+    """The phone held at an angle: the same 20 hand snaps turned by 45° (18 right when measured; 0
     before the second pass turned the row level)."""
     import cv2
 
@@ -435,7 +436,7 @@ def test_whole_table_photos_score_from_every_side(detector):
 def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
     """The same 20 whole tables letterboxed into 1280 × 720 frames: tiles 14–27 px, ~7–13 px at the
     model's 640. A first pass that sees fewer tiles than any winning hand looks again at 1280
-    (14 of 20 read right measured, 8 before)."""
+    (13 of 20 read right measured, 8 before)."""
     from taicam.pipeline import ScoreRequest, score_photo
 
     right = 0
@@ -443,7 +444,7 @@ def test_whole_tables_in_small_frames_are_looked_at_finer(detector):
         frame = in_frame(scene.image)
         right += same_hand(score_photo(detector, frame, ScoreRequest()).to_json()["hand"], scene.layout)
     # Guards "whole_tables_720p_letterboxed" of `python -m bench accuracy` (13 of 20 with the flower
-    # reader, which reads one drawn 5f as 7f; 15 before; README "Benchmarks").
+    # reader, which reads one drawn 5f as 7f; 14 just before it, 15 before the six-way look; README "Benchmarks").
     assert right >= 10
 
 
@@ -492,7 +493,7 @@ def test_live_reads_hand_views_from_the_hand_region_alone(detector):
 
     Each frame reads only the region of the player's tiles, turned level; where the whole frame
     shows them well enough, at the whole frame's scale: fewer pixels, and no tile of the row lost
-    to a neighbour's box (20 measured; 18 when it read such frames whole).
+    to a neighbour's box (17 measured; 18 when it read such frames whole, with earlier models).
     """
     from taicam.pipeline import LiveScorer
 

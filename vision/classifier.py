@@ -32,7 +32,7 @@ DETECTOR_SURE = 0.95
 OVERRULE_RATIO = 2.0
 LOOK_AGAIN_BELOW = 0.9  # a crop read less surely than this is read again: turned, and cut tighter and looser
 MARGIN_STEP = 0.05  # of the box size per side, for those two extra cuts
-FLOWER_READER_SIDE = 64  # px: a flower's numeral, a sixth of the face, needs finer pixels than the 48 px classifier
+FLOWER_READER_SIDE = 64  # px: a flower's numeral, a sixth of the face, needed finer pixels than the 48 px classifier's
 QUARTER_TURNS = (1, 2, 3)  # the classifier trained on crops at every quarter turn: each turn is another view
 
 

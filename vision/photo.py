@@ -27,7 +27,7 @@ from .grouping import group_tiles
 
 TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliably
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
-READ_TILE_PX = 96  # the classifier reads 48 px crops: finer pixels than twice that add nothing
+READ_TILE_PX = 96  # the classifier read 48 px crops when chosen (64 now): finer pixels added nothing
 TILTED_DEGREES = 10.0  # a hand row tilted more than this is read again, level
 FEWEST_TILES_TO_TURN = 3  # a row's direction is fitted through at least this many tiles; fewer stay as they are
 # Pixels the second pass may read, in first passes at 640 × 640: the player's own tiles lie close
