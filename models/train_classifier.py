@@ -19,9 +19,10 @@ import numpy as np
 from taicam_datasets.layout import list_images, read_labels
 
 from scoring.tiles import FLOWERS, TILE_CODES
-from vision.classifier import CROP_MARGIN, FLOWER_READER_SIDE, crop_tiles
+from vision.classifier import CROP_MARGIN, crop_tiles
 
 SIDE = 48
+FLOWER_READER_SIDE = 64  # px: a flower's numeral, a sixth of the face, needed finer pixels than 48
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}

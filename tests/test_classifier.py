@@ -10,12 +10,12 @@ import pytest
 from taicam_datasets.layout import list_images, read_labels
 from taicam_datasets.scenes import render_scene
 
+from models.train_classifier import FLOWER_READER_SIDE
 from scoring.tiles import FLOWERS, TILE_CODES
 from tests.conftest import REAL_VAL
 from vision.classifier import (
     BUNDLED_CLASSIFIER,
     BUNDLED_FLOWER_READER,
-    FLOWER_READER_SIDE,
     FlowerReader,
     TileClassifier,
     crop_tiles,

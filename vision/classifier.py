@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.tiles import FLOWERS, TILE_CODES
 
-from .detections import Detections
+from .detections import FLOWER_CLASSES, Detections
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
@@ -32,7 +32,6 @@ DETECTOR_SURE = 0.95
 OVERRULE_RATIO = 2.0
 LOOK_AGAIN_BELOW = 0.9  # a crop read less surely than this is read again: turned, and cut tighter and looser
 MARGIN_STEP = 0.05  # of the box size per side, for those two extra cuts
-FLOWER_READER_SIDE = 64  # px: a flower's numeral, a sixth of the face, needed finer pixels than the 48 px classifier's
 QUARTER_TURNS = (1, 2, 3)  # the classifier trained on crops at every quarter turn: each turn is another view
 
 
@@ -162,7 +161,6 @@ class FlowerReader(_CropReader):
 
     def __init__(self, model_path: Path | str = BUNDLED_FLOWER_READER, gate: threading.Semaphore | None = None):
         super().__init__(model_path, gate)
-        self._flower_ids = np.array([TILE_CODES.index(code) for code in FLOWERS])
 
     def refine(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         """The same boxes, with every tile read as a flower given the flower this reader finds likeliest.
@@ -173,7 +171,7 @@ class FlowerReader(_CropReader):
         so a flower seen twice in one hand can still be repaired to its likeliest other reading;
         a second reading that says it is no flower at all stays when it is the likelier of the two.
         """
-        flowers = np.flatnonzero(np.isin(detections.class_id, self._flower_ids))
+        flowers = np.flatnonzero(np.isin(detections.class_id, FLOWER_CLASSES))
         if len(flowers) == 0:
             return detections
         crops = crop_tiles(image, detections.xyxy[flowers], self.side, self.margin)
@@ -182,14 +180,14 @@ class FlowerReader(_CropReader):
         rows = np.arange(len(flowers))
         best, runner_up = order[:, 0], order[:, 1]
         classes, confidence = detections.class_id.copy(), detections.confidence.copy()
-        classes[flowers] = self._flower_ids[best]
+        classes[flowers] = FLOWER_CLASSES[best]
         alt_classes = detections.alt_class_id.copy() if detections.alt_class_id is not None else classes.copy()
         alt_confidence = (
             detections.alt_confidence.copy() if detections.alt_confidence is not None else np.zeros_like(confidence)
         )
         # The best of eight probabilities is at least 1/8: the odds are finite.
         other_flower_confidence = confidence[flowers] * probabilities[rows, runner_up] / probabilities[rows, best]
-        no_flower = ~np.isin(alt_classes[flowers], self._flower_ids) & (alt_confidence[flowers] > other_flower_confidence)
-        alt_classes[flowers] = np.where(no_flower, alt_classes[flowers], self._flower_ids[runner_up])
+        no_flower = ~np.isin(alt_classes[flowers], FLOWER_CLASSES) & (alt_confidence[flowers] > other_flower_confidence)
+        alt_classes[flowers] = np.where(no_flower, alt_classes[flowers], FLOWER_CLASSES[runner_up])
         alt_confidence[flowers] = np.where(no_flower, alt_confidence[flowers], other_flower_confidence)
         return Detections(detections.xyxy, confidence, classes, alt_classes, alt_confidence)

@@ -19,9 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scoring.tiles import TILE_CODES, is_flower
-
-from .detections import Detections, areas, box_centres, box_corners, box_sizes, intersections
+from .detections import FLOWER_CLASSES, Detections, areas, box_centres, box_corners, box_sizes, intersections
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
 from .grouping import group_tiles
 
@@ -46,7 +44,6 @@ ROW_FLOOR = 0.02
 ROW_REACH = 4.0  # centre distance, in tile sizes
 ROW_SIZE_RATIO = 0.75  # "its own size": smaller or larger by no more than this ratio
 FLOWER_CONF = 0.25  # a box read as a flower is kept from here, whatever the caller's threshold
-FLOWER_CLASSES = np.array([i for i, code in enumerate(TILE_CODES) if is_flower(code)])
 AREA_SHRINK_BELOW = 0.75  # a view scaled below this is shrunk by area first: sampling alone aliases fine strokes
 # A second pass that finds fewer than this share of the first pass's tiles inside its view went
 # wrong (blur, a hand over the tiles): the first pass's reading stands.
