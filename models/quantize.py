@@ -3,6 +3,7 @@
 The detector's head stays in float. Its convolutions quantize well, but the rest of
 ``/model.23/`` (DFL, concat, sigmoid, reshape) mixes box distances in pixels with class
 probabilities in one tensor; one INT8 scale for both reads nothing (recall 0 measured).
+Its first convolution stays in float too, which is faster (``STEM``).
 Calibrate on train photos only, never val: val is where the loss is measured.
 
     python -m models.quantize --data ../shared/datasets/real-hk-v4
@@ -23,6 +24,9 @@ import numpy as np
 MODELS_DIR = Path(__file__).resolve().parent
 DETECTION_HEAD = "/model.23/"
 DFL = f"{DETECTION_HEAD}dfl/"
+# The first convolution reads the 3 colour channels at full resolution: INT8 has little to gain on 3
+# input channels and its input must be quantized first, so in float it ran faster (models/README.md).
+STEM = "/model.0/"
 CALIBRATION_PHOTOS = 64  # the issue's measured recipe; more changed no figure in the third decimal
 CLASSIFIER_CALIBRATION_CROPS = 512
 CALIBRATION_PERCENTILE = 99.9999
@@ -45,11 +49,12 @@ def calibration_photos(dataset: Path, count: int = CALIBRATION_PHOTOS) -> list[P
     return photos[::step][:count]
 
 
-def head_nodes(model_path: Path) -> list[str]:
-    """The detection head's nodes that stay in float: all but its convolution branches.
+def float_nodes(model_path: Path) -> list[str]:
+    """The nodes that stay in float: the stem, and the detection head but for its convolution branches.
 
-    The DFL's own 1 × 1 convolution stays float with the rest of the DFL: it turns 16 bin
-    probabilities into a box side in pixels, where one INT8 step is a visible shift.
+    The DFL's own nodes (its 1 × 1 convolution, or the MatMul ``models.fast_head`` puts in its place)
+    stay float with the rest of the DFL: they turn 16 bin probabilities into a box side in pixels,
+    where one INT8 step is a visible shift.
     """
     import onnx
 
@@ -57,7 +62,8 @@ def head_nodes(model_path: Path) -> list[str]:
     return [
         node.name
         for node in graph.node
-        if node.name.startswith(DETECTION_HEAD) and (node.op_type != "Conv" or node.name.startswith(DFL))
+        if node.name.startswith(STEM)
+        or (node.name.startswith(DETECTION_HEAD) and (node.op_type != "Conv" or node.name.startswith(DFL)))
     ]
 
 
@@ -116,7 +122,7 @@ def quantize_detector(source: Path, dataset: Path, target: Path | None = None) -
             boxed, _, _ = letterbox(image, detector.info.imgsz)
             yield {detector.input_name: cv2.dnn.blobFromImage(boxed, 1 / 255.0, swapRB=True)}
 
-    _quantize(source, target, _Feed(feeds()), head_nodes(source))
+    _quantize(source, target, _Feed(feeds()), float_nodes(source))
     TileDetector(target, classifier_path=None)  # raises if onnxruntime cannot load it or the classes differ
     return target
 

@@ -19,7 +19,10 @@ import numpy as np
 
 from scoring.tiles import TILE_CODES
 
+from .fast_head import rewrite_file
 from .train import offline_ultralytics
+
+DFL_BINS = "dfl.conv.weight"
 
 
 def rebuild(onnx_path: Path, arch: str = "yolo11n.yaml"):
@@ -39,6 +42,9 @@ def rebuild(onnx_path: Path, arch: str = "yolo11n.yaml"):
     }
     model = DetectionModel(arch, nc=len(TILE_CODES), verbose=False).fuse(verbose=False)
     missing, unexpected = model.load_state_dict(weights, strict=False)
+    # The DFL's fixed bin numbers: a rewritten head (models/fast_head.py) holds them as a MatMul
+    # constant under another name, and the network built here has them already.
+    missing = [key for key in missing if not key.endswith(DFL_BINS)]
     if missing or unexpected:
         raise ValueError(f"{onnx_path}: weights do not fit {arch} (missing {missing[:3]}, unexpected {unexpected[:3]})")
     model.names = dict(enumerate(TILE_CODES))
@@ -120,6 +126,7 @@ def reexport(onnx_path: Path, out: Path, imgsz: int = 640, dynamic: bool = True,
         if before.shape != after.shape or not np.allclose(before, after, atol=1e-2):
             raise ValueError(f"re-exported model differs from {onnx_path}: max |Δ| {np.abs(before - after).max():.4f}")
         shutil.move(str(exported), out)
+    rewrite_file(out)
     from vision.detector import TileDetector
 
     TileDetector(out, classifier_path=None)  # raises if onnxruntime cannot load it or the classes differ
