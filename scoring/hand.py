@@ -84,7 +84,7 @@ CONTEXT_TYPES: dict[str, Any] = typing.get_type_hints(WinContext)
 CONTEXT_FIELDS = tuple(fields(WinContext))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Hand:
     concealed: tuple[str, ...]  # without the winning tile
     melds: tuple[Meld, ...]
@@ -94,6 +94,24 @@ class Hand:
     context: WinContext = field(default_factory=WinContext)
     options: tuple[tuple[str, Any], ...] = ()
     settlement: Settlement | None = None
+
+    def __init__(
+        self,
+        concealed: tuple[str, ...],
+        melds: tuple[Meld, ...],
+        flowers: tuple[str, ...],
+        winning_tile: str,
+        preset: str = "taiwan",
+        context: WinContext | None = None,
+        options: tuple[tuple[str, Any], ...] = (),
+        settlement: Settlement | None = None,
+    ) -> None:
+        # The fields in one update: a frozen dataclass's own __init__ sets each through
+        # object.__setattr__, which took a microsecond of every hand's parsing.
+        self.__dict__.update(
+            concealed=concealed, melds=melds, flowers=flowers, winning_tile=winning_tile, preset=preset,
+            context=WinContext() if context is None else context, options=options, settlement=settlement,
+        )  # fmt: skip
 
     @property
     def is_concealed(self) -> bool:
@@ -136,14 +154,14 @@ def _tiles(values: list, where: str) -> tuple[str, ...]:
     return tuple(_tile(v, where) for v in values)
 
 
-def _flower_codes(values: list) -> list[str]:
+def _flower_codes(values: tuple) -> tuple[str, ...]:
     """The flower codes in ``values``, or a ``HandError`` naming the first that is not one."""
     try:  # (not contextlib.suppress, as in _tiles)
         if _AS_SET[FLOWERS].issuperset(values):
             return values
     except TypeError:  # an unhashable value: the slow path names it
         pass
-    return [_tile(v, "flowers", FLOWERS) for v in values]
+    return tuple([_tile(v, "flowers", FLOWERS) for v in values])
 
 
 def _int(data: dict, key: str, default: int, low: int = 0) -> int:
@@ -174,14 +192,7 @@ def parse_hand(data: Any) -> Hand:
     flowers_raw = data.get("flowers") or []
     if not isinstance(flowers_raw, list):
         raise HandError(ErrorCode.BAD_FIELD, "'flowers' must be a list of flower codes")
-    flowers = tuple(sorted(_flower_codes(flowers_raw), key=_FLOWER_ORDER.__getitem__)) if flowers_raw else ()
-    repeated = [f for f, n in Counter(flowers).items() if n > 1] if len(set(flowers)) < len(flowers) else []
-    if repeated:
-        raise HandError(
-            ErrorCode.DUPLICATE_FLOWER,
-            f"each flower exists once; {chinese_name(repeated[0])} ({repeated[0]}) is listed twice",
-            {"tile": repeated[0]},
-        )
+    flowers = _checked_flowers(flowers_raw) if flowers_raw else ()
     context = _parse_context(data)
     preset = data.get("preset", "taiwan")
     if not isinstance(preset, str):
@@ -190,9 +201,31 @@ def parse_hand(data: Any) -> Hand:
     if not isinstance(options, dict):
         raise HandError(ErrorCode.BAD_FIELD, "'options' must be an object of option names to values")
     options_given = tuple(sorted(options.items())) if options else ()
-    hand = Hand(concealed, melds, flowers, winning, preset, context, options_given, _parse_settlement(data))
+    settlement = _parse_settlement(data["settlement"]) if data.get("settlement") is not None else None
+    hand = Hand(concealed, melds, flowers, winning, preset, context, options_given, settlement)
     _check_counts(hand)
     return hand
+
+
+def _checked_flowers(written: list) -> tuple[str, ...]:
+    """The flowers in their order (春夏秋冬梅蘭菊竹), or a ``HandError`` naming a bad or repeated one."""
+    try:
+        return _flowers_in_order(tuple(written))
+    except TypeError:  # an unhashable value: checking it afresh names it
+        return _flowers_in_order.__wrapped__(tuple(written))
+
+
+@lru_cache(maxsize=1024)  # a few flowers in the order written: bounded, and hands repeat them
+def _flowers_in_order(written: tuple) -> tuple[str, ...]:
+    flowers = tuple(sorted(_flower_codes(written), key=_FLOWER_ORDER.__getitem__))
+    repeated = [f for f, n in Counter(flowers).items() if n > 1] if len(set(flowers)) < len(flowers) else []
+    if repeated:
+        raise HandError(
+            ErrorCode.DUPLICATE_FLOWER,
+            f"each flower exists once; {chinese_name(repeated[0])} ({repeated[0]}) is listed twice",
+            {"tile": repeated[0]},
+        )
+    return flowers
 
 
 _MELD_KEYS = frozenset({"kind", "tiles"})
@@ -319,10 +352,7 @@ def _read_context(data: dict) -> WinContext:
     return context
 
 
-def _parse_settlement(data: dict) -> Settlement | None:
-    raw = data.get("settlement")
-    if raw is None:
-        return None
+def _parse_settlement(raw: Any) -> Settlement:
     allowed = {"base", "per_tai", "discarder_seat", "dealer_seat"}
     if not isinstance(raw, dict) or not set(raw) <= allowed or not {"base", "per_tai"} <= set(raw):
         raise HandError(
