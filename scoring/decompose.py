@@ -1,10 +1,10 @@
-"""Counts arrays and every way to split them into sets and a pair (memoised)."""
+"""Counts arrays and every way to split them into sets and a pair (memoised suit by suit)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from itertools import chain, pairwise, product
-from operator import mul
+from operator import itemgetter, mul
 
 from .tiles import PLAYING_TILES, TILE_INDEX
 
@@ -48,16 +48,17 @@ def _sets(counts: Counts) -> tuple[tuple[Group, ...], ...]:
     return tuple(results)
 
 
-@lru_cache(maxsize=200_000)
 def decompositions(counts: Counts) -> tuple[tuple[int, tuple[Group, ...]], ...]:
     """Every (pair index, sets) split of ``counts`` into one pair plus sets.
 
     Split suit by suit: each suit's own splits are memoised on its 9 counts, which recur
     across hands far more often than whole hands do, so a new hand is mostly cache hits.
+    The whole hand's splits are not memoised: whole hands seldom recur, and the entries that
+    never hit kept the garbage collector busy (it scans what a table holds).
     The order is the one a whole-hand recursion gives (pair index, then sets by first tile).
     """
     groups = (counts[0:9], counts[9:18], counts[18:27], counts[27:34])
-    remainders = [sum(g) % 3 for g in groups]
+    remainders = (sum(groups[0]) % 3, sum(groups[1]) % 3, sum(groups[2]) % 3, sum(groups[3]) % 3)
     if remainders.count(0) != 3 or 2 not in remainders:
         return ()
     pair_suit = remainders.index(2)
@@ -71,7 +72,6 @@ def decompositions(counts: Counts) -> tuple[tuple[int, tuple[Group, ...]], ...]:
         else:
             per_suit.append(((),))  # stands in for the pair suit's splits, filled in below
     pair_options = _suit_pair_sets(groups[pair_suit], GROUP_STARTS[pair_suit], pair_suit == 3)
-    found: list[tuple[int, tuple[Group, ...]]] = []
     if len(per_suit[0]) == len(per_suit[1]) == len(per_suit[2]) == len(per_suit[3]) == 1:
         # The usual case: the other suits split one way each, around the pair suit's sets.
         before: tuple[Group, ...] = ()
@@ -81,9 +81,8 @@ def decompositions(counts: Counts) -> tuple[tuple[int, tuple[Group, ...]], ...]:
                 before += splits[0]
             elif i > pair_suit:
                 after += splits[0]
-        for pair, pair_suit_sets in pair_options:
-            found.extend([(pair, before + sets + after) for sets in pair_suit_sets])
-        return tuple(found)
+        return tuple([(pair, before + sets + after) for pair, pair_suit_sets in pair_options for sets in pair_suit_sets])
+    found: list[tuple[int, tuple[Group, ...]]] = []
     for pair, pair_suit_sets in pair_options:
         per_suit[pair_suit] = pair_suit_sets
         found.extend((pair, tuple(chain.from_iterable(parts))) for parts in product(*per_suit))
@@ -144,28 +143,26 @@ def _suit_pair_sets(suit: tuple[int, ...], start: int, honours: bool) -> tuple[t
     return tuple(found)
 
 
-@lru_cache(maxsize=100_000)
 def _suit_splits(suit: tuple[int, ...], honours: bool) -> bool:
     """Whether one suit's (or the honours') counts split into sets only.
 
     One pass, lowest tile first: the lowest kind's tiles are pungs plus chows that start there,
     and three such chows use the same tiles as three pungs, so its count mod 3 says how many
-    chows must start there. No search, so a suit seen for the first time costs one pass.
+    chows must start there. No search: a pass costs about what a memo lookup does, so it is not
+    memoised (a table of suits mostly seen once only kept the garbage collector busy).
     """
     if honours:
         return all(n % 3 == 0 for n in suit)
-    rest = list(suit)
-    for i in range(len(rest)):
-        chows = rest[i] % 3
-        if chows:
-            if i + 2 >= len(rest) or rest[i + 1] < chows or rest[i + 2] < chows:
-                return False
-            rest[i + 1] -= chows
-            rest[i + 2] -= chows
-    return True
+    # Chows started one and two kinds back each take a tile of this kind.
+    started_one_back = started_two_back = 0
+    for n in suit:
+        left = n - started_one_back - started_two_back
+        if left < 0:
+            return False
+        started_one_back, started_two_back = left % 3, started_one_back
+    return not started_one_back and not started_two_back  # no chow may run past the 9
 
 
-@lru_cache(maxsize=100_000)
 def _suit_splits_with_pair(suit: tuple[int, ...], honours: bool) -> bool:
     for i in _pair_candidates(suit, honours):
         if suit[i] >= 2:
@@ -185,7 +182,7 @@ def group_fits(group: tuple[int, ...], honours: bool) -> bool:
 
 
 def is_standard_win(counts: Counts) -> bool:
-    """Sets plus one pair, decided suit by suit (memoised per suit): far cheaper than
+    """Sets plus one pair, decided suit by suit: far cheaper than
     enumerating every decomposition, which only scoring needs."""
     groups = (counts[0:9], counts[9:18], counts[18:27], counts[27:34])
     remainders = [sum(g) % 3 for g in groups]
@@ -207,11 +204,12 @@ def is_pairs_and_triplet(counts: Counts) -> bool:
 
 
 ORPHANS = tuple(TILE_INDEX[t] for t in ("1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z"))
+orphan_counts = itemgetter(*ORPHANS)  # a counts array's 13 orphan counts, read in one call
 
 
 def thirteen_orphans_split(counts: Counts) -> list[tuple[int, tuple[Group, ...]]]:
     """十三么: each orphan once, one paired, plus one extra set. Returns (pair, (extra set,))."""
-    if sum(counts) != 17 or any(counts[i] == 0 for i in ORPHANS):
+    if sum(counts) != 17 or 0 in orphan_counts(counts):
         return []
     found: list[tuple[int, tuple[Group, ...]]] = []
     for pair in ORPHANS:
@@ -229,9 +227,9 @@ def thirteen_orphans_split(counts: Counts) -> list[tuple[int, tuple[Group, ...]]
 
 def is_sixteen_unrelated(counts: Counts) -> bool:
     """十六不搭: all 7 honours, 3 tiles per suit spaced ≥ 3 apart, one tile paired (16 kinds)."""
-    if sum(counts) != 17 or max(counts) > 2 or sum(1 for n in counts if n == 2) != 1:
+    if sum(counts) != 17 or max(counts) > 2 or counts.count(2) != 1:
         return False
-    if any(counts[i] == 0 for i in range(27, 34)):
+    if 0 in counts[27:34]:
         return False
     for suit in range(3):
         numbers = [n for n in range(9) if counts[suit * 9 + n]]
