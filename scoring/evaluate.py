@@ -6,12 +6,12 @@ from collections import OrderedDict
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
 
 from .decompose import (
     GROUP_STARTS,
-    ORPHANS,
     _suit_splits,
     decompositions,
     group_fits,
@@ -19,6 +19,7 @@ from .decompose import (
     is_sixteen_unrelated,
     is_standard_win,
     number_sum,
+    orphan_counts,
     thirteen_orphans_split,
     to_counts,
 )
@@ -52,7 +53,7 @@ class ScoreItem:
     why: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ScoreResult:
     preset: str
     unit: str
@@ -60,6 +61,20 @@ class ScoreResult:
     items: tuple[ScoreItem, ...]
     interpretation: Interpretation
     payments: dict[str, float] | None
+
+    def __init__(
+        self,
+        preset: str,
+        unit: str,
+        total: int,
+        items: tuple[ScoreItem, ...],
+        interpretation: Interpretation,
+        payments: dict[str, float] | None,
+    ) -> None:
+        # The fields in one update, as ``Interpretation`` sets them (object.__setattr__ each is slow).
+        self.__dict__.update(
+            preset=preset, unit=unit, total=total, items=items, interpretation=interpretation, payments=payments
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The score JSON of the contract."""
@@ -124,7 +139,7 @@ def _wait_set(base_counts: tuple[int, ...], held: list[int], meld_count: int, fo
     """W of the concealed ``base_counts``; ``held`` counts the melds' tiles too (16 tiles in all),
     so that a kind held four times is left out: no fifth tile can complete the hand."""
     waits = _standard_waits(base_counts) if sum(base_counts) + 1 == 3 * (SETS_PER_HAND - meld_count) + 2 else []
-    special_forms = _possible_special_forms(base_counts, meld_count, forms) if forms != STANDARD_ONLY else ()
+    special_forms = _possible_special_forms(base_counts, forms) if not meld_count and forms != STANDARD_ONLY else ()
     if special_forms:  # (only without melds) a kind not among the standard waits can only complete these
         base = list(base_counts)
         for kind in range(len(PLAYING_TILES)):
@@ -134,39 +149,53 @@ def _wait_set(base_counts: tuple[int, ...], held: list[int], meld_count: int, fo
             if _is_special_form(tuple(base), special_forms):
                 waits.append(kind)
             base[kind] -= 1
-    return frozenset([kind for kind in waits if held[kind] < 4])
+    if max(held) >= FOUR_OF_A_KIND:
+        return frozenset([kind for kind in waits if held[kind] < FOUR_OF_A_KIND])
+    return frozenset(waits)
 
 
 STANDARD_ONLY = (STANDARD,)
+FOUR_OF_A_KIND = 4  # every copy of a kind: no fifth can complete a hand
+
+
+def _wait_targets(remainders: tuple[int, ...], fits: tuple[bool, ...]) -> tuple[int, ...]:
+    """The suits a completing tile can go to, given each suit's count mod 3 and whether it splits
+    as it stands: it must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3),
+    so it goes to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two;
+    every other suit must split as it stands."""
+    if remainders.count(0) == 3 and 1 in remainders:
+        targets = [remainders.index(1)]
+    elif remainders.count(0) == 2 and remainders.count(2) == 2:
+        targets = [g for g in range(4) if remainders[g] == 2]
+    else:
+        return ()
+    return tuple(g for g in targets if all(fit for other, fit in enumerate(fits) if other != g))
+
+
+# Every (remainders, fits) of the four suits, worked out once: a fixed domain of 3⁴ × 2⁴.
+_WAIT_TARGETS = {
+    (remainders, fits): _wait_targets(remainders, fits)
+    for remainders in product(range(3), repeat=4)
+    for fits in product((False, True), repeat=4)
+}
 
 
 def _standard_waits(base: tuple[int, ...]) -> list[int]:
-    """The kinds that complete ``base`` as sets and a pair, worked out suit by suit.
-
-    The tile must end with three suits of sets (0 mod 3) and one with the pair (2 mod 3): it goes
-    to the suit 1 mod 3 when the others are all 0, or to either suit 2 mod 3 of two; every other
-    suit must split as it stands. What one suit needs is memoised on its own counts.
-    """
-    profiles = (
+    """The kinds that complete ``base`` as sets and a pair, worked out suit by suit (see
+    ``_wait_targets``). What one suit needs is memoised on its own counts."""
+    m, p, s, z = (
         _suit_wait_profile(base[0:9], False),
         _suit_wait_profile(base[9:18], False),
         _suit_wait_profile(base[18:27], False),
         _suit_wait_profile(base[27:34], True),
     )
-    remainders = [profile[0] for profile in profiles]
-    if remainders.count(0) == 3:
-        targets = [remainders.index(1)] if 1 in remainders else []
-    elif remainders.count(0) == 2 and remainders.count(2) == 2:
-        targets = [g for g in range(4) if remainders[g] == 2]
-    else:
+    targets = _WAIT_TARGETS[(m[0], p[0], s[0], z[0]), (m[1], p[1], s[1], z[1])]
+    if not targets:
         return []
+    profiles = (m, p, s, z)
     waits: list[int] = []
     for g in targets:
-        fits = [profile[1] for profile in profiles]
-        fits[g] = True  # the suit that takes the tile need not split before it
-        if all(fits):
-            start = GROUP_STARTS[g]
-            waits.extend([start + k for k in profiles[g][2]])
+        waits += _kinds_at(profiles[g][2], GROUP_STARTS[g])
     return waits
 
 
@@ -177,6 +206,12 @@ def _suit_wait_profile(group: tuple[int, ...], honours: bool) -> tuple[int, bool
     a suit of sets given one more tile is left with one over)."""
     remainder = sum(group) % 3
     return remainder, group_fits(group, honours), _suit_completers(group, honours) if remainder else ()
+
+
+@lru_cache(maxsize=1024)  # a few positions of 9 in a suit that starts at one of 4 places: few, and they repeat
+def _kinds_at(positions: tuple[int, ...], start: int) -> tuple[int, ...]:
+    """The tile indices of a suit's ``positions`` when the suit starts at ``start``."""
+    return tuple([start + k for k in positions])
 
 
 def _suit_completers(group: tuple[int, ...], honours: bool) -> tuple[int, ...]:
@@ -224,16 +259,16 @@ def _set_completers(suit: tuple[int, ...], honours: bool) -> tuple[int, ...]:
     return tuple(completers)
 
 
-def _possible_special_forms(base: tuple[int, ...], meld_count: int, forms: tuple[str, ...]) -> tuple[str, ...]:
-    """The special forms one more tile could still complete: cheap necessary conditions on
-    the 16 tiles, so the per-kind check runs only for the rare hands that pass them."""
-    if meld_count or sum(base) != 16:
+def _possible_special_forms(base: tuple[int, ...], forms: tuple[str, ...]) -> tuple[str, ...]:
+    """The special forms one more tile could still complete (the hand has no melds): cheap necessary
+    conditions on the 16 tiles, so the per-kind check runs only for the rare hands that pass them."""
+    if sum(base) != 16:
         return ()
     possible = []
     # (Kinds held once are odd counts too: more than two of them rule out 哩咕哩咕 at a glance.)
     if "pairs_and_triplet" in forms and base.count(1) <= 2 and sum(n % 2 for n in base) <= 2:
         possible.append("pairs_and_triplet")
-    if "thirteen_orphans" in forms and sum(1 for i in ORPHANS if not base[i]) <= 1:
+    if "thirteen_orphans" in forms and orphan_counts(base).count(0) <= 1:
         possible.append("thirteen_orphans")
     if "sixteen_unrelated" in forms and max(base) <= 2 and base[27:].count(0) <= 1:
         possible.append("sixteen_unrelated")
@@ -252,13 +287,9 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
             full[TILE_INDEX[tile]] += 1
     every_tile = tuple(full)
     full[winning] -= 1  # the 16 tiles before the win
-    melds = tuple([_meld_view(meld.kind, meld.tiles) for meld in hand.melds])
+    melds = tuple([_meld_view(meld.kind, meld.tiles) for meld in hand.melds]) if hand.melds else ()
     waits = _wait_set(base, full, len(hand.melds), preset.forms)
     opts = options_key  # the resolved options, sorted
-
-    def reading(form: str, sets: tuple[SetView, ...], pair: int | None, group: int | None, wait: str | None) -> Interpretation:
-        return Interpretation(hand, form, sets, pair, group, wait, waits, every_tile, opts)
-
     ctx = hand.context
     if ctx.flower_win:
         need = 8 if ctx.flower_win == "eight" else 7
@@ -267,7 +298,7 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
                 "bad_context",
                 f"a {'八仙過海' if need == 8 else '七搶一'} win needs {need} flowers; {len(hand.flowers)} listed",
             )
-        return [reading(FLOWER_WIN, melds, None, None, None)]
+        return [Interpretation(hand, FLOWER_WIN, melds, None, None, None, waits, every_tile, opts)]
     found: list[Interpretation] = []
     need = SETS_PER_HAND - len(hand.melds)
     self_drawn = ctx.self_drawn
@@ -278,7 +309,7 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
         # another player's discard is not concealed (暗刻), so that one view is swapped per reading.
         views = [_concealed_set(kind, first, kind == "pung") for kind, first in groups]
         if pair == winning:
-            found.append(reading(STANDARD, (*views, *melds), pair, -1, SINGLE))
+            found.append(Interpretation(hand, STANDARD, (*views, *melds), pair, -1, SINGLE, waits, every_tile, opts))
         seen = set()
         for position, group in enumerate(groups):
             kind, first = group
@@ -289,18 +320,30 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
             if kind == "pung" and not self_drawn:
                 sets = views.copy()
                 sets[position] = _concealed_set(kind, first, False)
-            found.append(reading(STANDARD, (*sets, *melds), pair, position, wait_shape(group, winning)))
-    if not hand.melds:
-        if "pairs_and_triplet" in preset.forms and is_pairs_and_triplet(counts):
-            found.append(reading(PAIRS_AND_TRIPLET, (), None, None, None))
-        if "thirteen_orphans" in preset.forms:
-            for pair, (extra,) in thirteen_orphans_split(counts):
-                view = SetView(kind=extra[0], index=extra[1], melded=False, is_open=False, concealed_pung=False)
-                found.append(reading(THIRTEEN_ORPHANS, (view,), pair, None, None))
-        if "sixteen_unrelated" in preset.forms and is_sixteen_unrelated(counts):
-            found.append(reading(SIXTEEN_UNRELATED, (), None, None, None))
+            wait = wait_shape(group, winning)
+            found.append(Interpretation(hand, STANDARD, (*sets, *melds), pair, position, wait, waits, every_tile, opts))
+    if not hand.melds and preset.forms != STANDARD_ONLY:
+        for form, sets, pair in _special_form_readings(counts, preset.forms):
+            found.append(Interpretation(hand, form, sets, pair, None, None, waits, every_tile, opts))
     if not found:
         raise _not_winning(hand, preset, waits)
+    return found
+
+
+SpecialReading = tuple[str, tuple[SetView, ...], int | None]  # (form, sets, pair)
+
+
+def _special_form_readings(counts: tuple[int, ...], forms: tuple[str, ...]) -> list[SpecialReading]:
+    """(form, sets, pair) of each special form the 17 concealed tiles complete."""
+    found: list[SpecialReading] = []
+    if "pairs_and_triplet" in forms and is_pairs_and_triplet(counts):
+        found.append((PAIRS_AND_TRIPLET, (), None))
+    if "thirteen_orphans" in forms:
+        for pair, (extra,) in thirteen_orphans_split(counts):
+            view = SetView(kind=extra[0], index=extra[1], melded=False, is_open=False, concealed_pung=False)
+            found.append((THIRTEEN_ORPHANS, (view,), pair))
+    if "sixteen_unrelated" in forms and is_sixteen_unrelated(counts):
+        found.append((SIXTEEN_UNRELATED, (), None))
     return found
 
 
@@ -506,7 +549,7 @@ def shown_name(name: str, it: Interpretation) -> str:
 def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: list[RuleHit]) -> list[ScoreItem]:
     hits = list(situational)
     _add_hits(it, plan.per_reading[it.form], hits)
-    hits.sort(key=itemgetter(0))  # back to preset order
+    hits.sort(key=_PRESET_ORDER)
     # Preset order puts every excluder before what it excludes.
     kept: list[ScoreItem] = []
     excluded: frozenset[str] | set[str] = frozenset()
@@ -526,6 +569,7 @@ def _score_one(it: Interpretation, preset: Preset, plan: RulePlan, situational: 
 
 
 _TAI = attrgetter("tai")
+_PRESET_ORDER = itemgetter(0)  # of a rule hit
 
 
 def _outranks(mine: tuple[int, list[ScoreItem], Interpretation], theirs: tuple[int, list[ScoreItem], Interpretation]) -> bool:

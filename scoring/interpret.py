@@ -87,6 +87,7 @@ class fact_of(fact[T]):
 
 
 HONOURS_START = 27  # counts[27:] are the honours
+SUIT_NUMBERS = (0, 1, 2)  # 萬, 筒, 條: counts[0:9], counts[9:18], counts[18:27]
 FLOWER_SETS = (frozenset(("1f", "2f", "3f", "4f")), frozenset(("5f", "6f", "7f", "8f")))  # 春夏秋冬, 梅蘭菊竹
 KINDS = range(len(PLAYING_TILES))
 # The tiles of each set, by kind and first tile index (a chow's lowest tile).
@@ -122,7 +123,7 @@ class SetView:
 # takes the ones already worked out on another instead of working them out again.
 HAND_FACTS = (
     *("ctx", "dealer_won", "self_drawn", "has_flowers", "rare_situation"),
-    *("seat_wind_index", "round_wind_index", "all_melded", "concealed_hand"),
+    *("seat_wind_index", "round_wind_index", "all_melded", "concealed_hand", "declared_kongs"),
     *("suits", "one_suit", "honours_only", "has_honours", "honourless"),
     *("kinds_present", "opts", "wait_count", "flower_sets", "seat_flowers"),
 )
@@ -134,7 +135,7 @@ def share_hand_facts(scored: Interpretation, other: Interpretation) -> None:
     other.__dict__.update({name: known[name] for name in HAND_FACTS if name in known})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Interpretation:
     hand: Hand
     form: str
@@ -146,12 +147,32 @@ class Interpretation:
     counts: Counts  # all 17 tiles (kongs counted as 3 to keep sums meaningful per kind)
     options: tuple[tuple[str, object], ...]
 
+    def __init__(
+        self,
+        hand: Hand,
+        form: str,
+        sets: tuple[SetView, ...],
+        pair: int | None,
+        winning_group: int | None,
+        wait: str | None,
+        waits: frozenset[int],
+        counts: Counts,
+        options: tuple[tuple[str, object], ...],
+    ) -> None:
+        # The fields in one update: a frozen dataclass's own __init__ sets each through
+        # object.__setattr__, which took 2 µs a reading, and a hand has one or more readings.
+        self.__dict__.update(
+            hand=hand, form=form, sets=sets, pair=pair, winning_group=winning_group,
+            wait=wait, waits=waits, counts=counts, options=options,
+        )  # fmt: skip
+
     # -- facts shared by many patterns -------------------------------------------------
     def _situation(self) -> dict[str, Any]:
         """The situation, and what situational checks need, read once to skip them all when false:
         the rare facts (天胡, 搶槓, 海底, ...) are read together, so a hand with none skips them all."""
         ctx = self.hand.context
-        melds = self.hand.melds
+        kinds = [m.kind for m in self.hand.melds] if self.hand.melds else []
+        concealed_kongs = kinds.count("concealed_kong")
         return {
             "ctx": ctx,
             "dealer_won": ctx.dealer,
@@ -161,8 +182,9 @@ class Interpretation:
             "seat_wind_index": TILE_INDEX[WIND_TILE[ctx.seat_wind]],
             "round_wind_index": TILE_INDEX[WIND_TILE[ctx.round_wind]],
             # 全求人 shape: five called melds and a single concealed tile.
-            "all_melded": len(melds) == 5 and all(m.is_open for m in melds),
-            "concealed_hand": all([m.kind == "concealed_kong" for m in melds]),  # 門清: a concealed kong is fine
+            "all_melded": len(kinds) == 5 and not concealed_kongs,
+            "concealed_hand": concealed_kongs == len(kinds),  # 門清: a concealed kong is fine
+            "declared_kongs": bool(concealed_kongs) or "kong" in kinds,
         }
 
     ctx = fact_of[WinContext](_situation, "ctx")
@@ -174,6 +196,7 @@ class Interpretation:
     round_wind_index = fact_of[int](_situation, "round_wind_index")
     all_melded = fact_of[bool](_situation, "all_melded")
     concealed_hand = fact_of[bool](_situation, "concealed_hand")
+    declared_kongs = fact_of[bool](_situation, "declared_kongs")  # exposed or concealed: 明槓 and 暗槓 need one
 
     @fact
     def opts(self) -> dict:
@@ -186,7 +209,7 @@ class Interpretation:
     def _tile_shape(self) -> dict[str, Any]:
         """Which suits the tiles are of, and whether there are honours (清一色, 混一色 need one suit)."""
         counts = self.counts
-        suits = frozenset([suit for suit, start in ((0, 0), (1, 9), (2, 18)) if any(counts[start : start + 9])])
+        suits = frozenset(compress(SUIT_NUMBERS, (any(counts[0:9]), any(counts[9:18]), any(counts[18:27]))))
         has_honours = any(counts[HONOURS_START:])
         return {
             "suits": suits,

@@ -581,7 +581,7 @@ class KongsParams(Params):
     kind: Literal["kong", "concealed_kong"]
 
 
-@check("kongs", KongsParams, situational=True)
+@check("kongs", KongsParams, situational=True, needs="declared_kongs")
 def kongs(it: Interpretation, p: KongsParams) -> Hit:
     n = sum(1 for m in it.hand.melds if m.kind == p.kind)
     return (n, f"{n} {'concealed' if p.kind == 'concealed_kong' else 'exposed'} kong(s)") if n else None
