@@ -1,5 +1,5 @@
 """``taicam train-classifier``: the crop classifier, trained with torch on CPU, exported to ONNX;
-with ``--flowers``, the flower reader (the same network on the eight flowers, at 64 px).
+with ``--flowers``, the flower reader (the same network on the eight flowers, at 96 px).
 
 Crops come from YOLO-layout folders (synthetic scenes and real photos): each labeled box is cut
 from the full-resolution image with the margin the runtime uses, jittered as detector boxes are.
@@ -22,7 +22,7 @@ from scoring.tiles import FLOWERS, TILE_CODES
 from vision.classifier import CROP_MARGIN, crop_tiles
 
 SIDE = 48
-FLOWER_READER_SIDE = 64  # px: a flower's numeral, a sixth of the face, needed finer pixels than 48
+FLOWER_READER_SIDE = 96  # px: a flower's numeral and character, a sixth of the face: 64 read better than 48, 96 than 64
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
