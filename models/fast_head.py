@@ -39,7 +39,9 @@ def rewrite_dfl(model) -> bool:
     scope = softmax.name.rsplit(DFL_SCOPE, 1)[0] + DFL_SCOPE
     bins_name, last_name, probabilities = f"{scope}bins", f"{scope}bins_last", f"{scope}bin_probabilities"
     replacement = [
-        helper.make_node("Transpose", [transpose.input[0]], [last_name], name=f"{scope}TransposeBinsLast", perm=list(BINS_LAST)),
+        helper.make_node(
+            "Transpose", [transpose.input[0]], [last_name], name=f"{scope}TransposeBinsLast", perm=list(BINS_LAST)
+        ),
         helper.make_node("Softmax", [last_name], [probabilities], name=f"{scope}SoftmaxLastAxis", axis=-1),
         # (batch, 4, anchors, 1): the Reshape after the old convolution reads it as (batch, 4, anchors) alike.
         helper.make_node("MatMul", [probabilities, bins_name], [conv.output[0]], name=f"{scope}Expectation"),

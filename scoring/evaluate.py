@@ -323,8 +323,8 @@ def interpretations(hand: Hand, preset: Preset, options_key: tuple[tuple[str, An
             wait = wait_shape(group, winning)
             found.append(Interpretation(hand, STANDARD, (*sets, *melds), pair, position, wait, waits, every_tile, opts))
     if not hand.melds and preset.forms != STANDARD_ONLY:
-        for form, sets, pair in _special_form_readings(counts, preset.forms):
-            found.append(Interpretation(hand, form, sets, pair, None, None, waits, every_tile, opts))
+        for form, special_sets, special_pair in _special_form_readings(counts, preset.forms):
+            found.append(Interpretation(hand, form, special_sets, special_pair, None, None, waits, every_tile, opts))
     if not found:
         raise _not_winning(hand, preset, waits)
     return found
