@@ -21,9 +21,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .fast_head import DFL_SCOPE
+
 MODELS_DIR = Path(__file__).resolve().parent
 DETECTION_HEAD = "/model.23/"
-DFL = f"{DETECTION_HEAD}dfl/"
+DFL = DETECTION_HEAD.rstrip("/") + DFL_SCOPE  # /model.23/dfl/
 # The first convolution reads the 3 colour channels at full resolution: INT8 has little to gain on 3
 # input channels and its input must be quantized first, so in float it ran faster (models/README.md).
 STEM = "/model.0/"

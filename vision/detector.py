@@ -19,8 +19,8 @@ from .detections import Detections, non_max_suppression, suppress_contained
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 # The float model. INT8 beside it (models/quantize.py, ``--model models/taicam-tiles.int8.onnx``) runs
-# in 0.57–0.77 × the time (`bench detector`, on two CPUs), but reads 48 of 120 real-tile scenes
-# exactly against 53: not the default while that is more than half a point (models/README.md).
+# in 0.71–0.72 × the time (`bench detector`, on two CPUs), but reads 54 of 120 real-tile scenes
+# exactly against 57: not the default while that is more than half a point (models/README.md).
 BUNDLED_MODEL = Path(__file__).resolve().parent.parent / "models" / "taicam-tiles.onnx"
 
 
