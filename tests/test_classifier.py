@@ -20,7 +20,7 @@ from vision.classifier import (
     TileClassifier,
     crop_tiles,
 )
-from vision.detections import Detections
+from vision.detections import OTHER_READINGS, Detections
 from vision.detector import BUNDLED_MODEL, ModelError, TileDetector, letterbox
 
 
@@ -93,14 +93,17 @@ def test_classifier_refuses_a_model_with_other_classes(tmp_path):
         TileClassifier(tmp_path / "missing.onnx")
 
 
-def test_refine_keeps_boxes_and_gives_second_readings(detector):
+def test_refine_keeps_boxes_and_gives_other_readings(detector):
     scene = render_scene(4, "hand")
     found = detector.detect(scene.image)
     refined = detector.reread(scene.image, found)
     assert np.array_equal(refined.xyxy, found.xyxy)
-    assert refined.alt_class_id is not None and refined.alt_confidence is not None
-    assert (refined.alt_class_id != refined.class_id).all()
-    assert (refined.confidence <= 1).all() and (refined.alt_confidence <= 1).all()
+    others, scores = refined.other_class_ids, refined.other_confidences
+    assert others is not None and scores is not None and others.shape == (len(found), OTHER_READINGS)
+    assert (others != refined.class_id[:, None]).all()
+    assert all(len(set(row)) == OTHER_READINGS for row in others.tolist())  # each code once
+    assert (refined.confidence <= 1).all() and (scores <= 1).all()
+    assert (np.diff(scores, axis=1) <= 1e-6).all()  # likeliest first
     assert len(detector.reread(scene.image, Detections.empty())) == 0
 
 
@@ -137,13 +140,20 @@ def test_flower_reader_rereads_only_flowers_and_keeps_their_confidence(detector)
     as_flowers = Detections(found.xyxy, found.confidence, called_flowers, no_flower, no_flower_confidence)
     read = reader.refine(scene.image, as_flowers)
     assert np.isin(read.class_id, flower_ids).all() and np.array_equal(read.confidence, found.confidence)
-    assert read.alt_class_id is not None and read.alt_confidence is not None
-    kept = read.alt_class_id == no_flower
-    assert kept.any() and (kept == (read.alt_confidence >= found.confidence)).all()  # the likelier second reading
+    assert read.other_class_ids is not None and read.other_confidences is not None
+    first_other, first_score = read.other_class_ids[:, 0], read.other_confidences[:, 0]
+    kept = first_other == no_flower
+    assert kept.any() and (kept == (first_score >= found.confidence)).all()  # the likelier other reading first
     other_flowers = ~kept
-    assert other_flowers.any() and np.isin(read.alt_class_id[other_flowers], flower_ids).all()
-    assert (read.alt_class_id[other_flowers] != read.class_id[other_flowers]).all()
-    assert (read.alt_confidence <= read.confidence + 1e-6).all()
+    assert other_flowers.any() and np.isin(first_other[other_flowers], flower_ids).all()
+    assert (read.other_class_ids != read.class_id[:, None]).all()
+    assert (read.other_class_ids == no_flower[:, None]).sum(axis=1).max() == 1  # "no flower" kept once
+    # The reader's other flowers, at the odds it gives them against its pick: never above the tile's confidence.
+    flowers_read = np.isin(read.other_class_ids, flower_ids)
+    assert (
+        read.other_confidences[flowers_read]
+        <= np.broadcast_to(read.confidence[:, None], flowers_read.shape)[flowers_read] + 1e-6
+    ).all()
     not_flowers = found[~np.isin(found.class_id, flower_ids)]
     assert reader.refine(scene.image, not_flowers) is not_flowers  # nothing to read: the same detections
 

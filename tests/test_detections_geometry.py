@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.detections import Detections, box_corners, box_iou
 
@@ -31,11 +32,31 @@ def test_merge_keeps_the_surer_of_two_readings_of_one_tile_and_orders_by_confide
     assert merged.xyxy[0].tolist() == [2, 1, 41, 60]
 
 
-def test_concat_keeps_second_readings_only_when_every_part_has_them():
+def test_concat_keeps_other_readings_only_when_every_part_has_them():
     with_alt = dets([[0, 0, 10, 10]], [0.5], alt=True)
-    assert Detections.concat([with_alt, with_alt]).alt_class_id is not None
-    assert Detections.concat([with_alt, dets([[20, 0, 30, 10]], [0.5])]).alt_class_id is None
+    assert with_alt.other_class_ids is not None and with_alt.other_class_ids.shape == (1, 1)  # a runner-up alone: one column
+    assert Detections.concat([with_alt, with_alt]).other_class_ids is not None
+    assert Detections.concat([with_alt, dets([[20, 0, 30, 10]], [0.5])]).other_class_ids is None
     assert len(Detections.concat([Detections.empty()])) == 0
+    three = Detections(
+        with_alt.xyxy, with_alt.confidence, with_alt.class_id, np.array([[4, 5, 6]]), np.full((1, 3), 0.1, np.float32)
+    )
+    joined = Detections.concat([three, with_alt])
+    assert joined.other_class_ids is not None and joined.other_class_ids.shape == (2, 1)  # as many as the part with fewest
+    assert joined.other_class_ids[:, 0].tolist() == [4, 0]
+
+
+def test_other_readings_are_checked_and_padded():
+    found = dets([[0, 0, 10, 10], [20, 0, 30, 10]], [0.9, 0.8], alt=True)
+    classes, scores = found.padded_others(3)
+    assert classes.tolist() == [[0, 0, 0], [0, 1, 1]] and scores[:, 1:].max() == 0  # filled in with no reading
+    assert found[np.array([1])].other_class_ids.tolist() == [[0]]
+    with pytest.raises(ValueError, match="come together"):
+        Detections(found.xyxy, found.confidence, found.class_id, found.other_class_ids, None)
+    with pytest.raises(ValueError, match="same shape"):
+        Detections(found.xyxy, found.confidence, found.class_id, np.zeros((2, 2), np.int64), np.zeros((2, 1), np.float32))
+    with pytest.raises(ValueError, match=r"shape \(2, k\)"):
+        Detections(found.xyxy, found.confidence, found.class_id, np.zeros((3, 1), np.int64), np.zeros((3, 1), np.float32))
 
 
 def test_box_iou():

@@ -33,6 +33,7 @@ SAMPLE_PARAMS = {
     "expected": 17,
     "seen": 16,
     "confidence": 0.31,
+    "rank": 3,
     "detections": [3, 4],
 }
 TILE_CODE = re.compile(r"(?<![0-9A-Za-z])([1-9][mpsz]|[1-8]f|back)(?![0-9A-Za-z])")

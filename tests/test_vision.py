@@ -584,6 +584,26 @@ def test_repair_uses_the_second_reading_and_says_so():
     result = score_recognition(repaired, ScoreRequest()).to_json()
     assert result["hand"]["winning_tile"] == "8s" and result["score"]["total"] == 3
     assert result["warnings"][0]["code"] == notices.SECOND_READING and result["warnings"][0]["params"]["tile"] == "8s"
-    assert "read 9s as 8s (the model's second choice" in result["warnings"][0]["message"]
+    assert "read 9s as 8s (the model's choice no. 2" in result["warnings"][0]["message"]
     corrected = ScoreRequest(corrections={16: "9s"})
     assert repair(recognition, corrected) is recognition  # a person's correction stays
+
+
+def test_repair_reaches_a_tile_s_third_reading():
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+
+    read = _row([*HAND_ROW, "9s"], [*range(16), 17])  # 9s does not complete 67s; 8s does
+    others = np.array(
+        [[TILE_CODES.index("1z"), TILE_CODES.index("2z")]] * 16 + [[TILE_CODES.index("7z"), TILE_CODES.index("8s")]]
+    )
+    scores = np.full((17, 2), 0.05, np.float32)
+    scores[16] = [0.3, 0.2]  # the runner-up (7z) makes no legal hand either
+    confidence = np.full(17, 0.9, np.float32)
+    confidence[16] = 0.5
+    detections = Detections(read.xyxy, confidence, read.class_id, others, scores)
+    repaired = repair(Recognition(detections, group_tiles(detections), 0.0), ScoreRequest())
+    result = score_recognition(repaired, ScoreRequest()).to_json()
+    assert result["hand"]["winning_tile"] == "8s" and result["score"]["total"] == 3
+    changed = [w for w in result["warnings"] if w["code"] == notices.SECOND_READING]
+    assert [(w["params"]["old"], w["params"]["tile"], w["params"]["rank"]) for w in changed] == [("9s", "8s", 3)]
+    assert "(the model's choice no. 3, 0.2)" in changed[0]["message"]

@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.tiles import FLOWERS, TILE_CODES
 
-from .detections import FLOWER_CLASSES, Detections
+from .detections import FLOWER_CLASSES, OTHER_READINGS, Detections
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
@@ -124,8 +124,8 @@ class TileClassifier(_CropReader):
 
         A detector reading at ``DETECTOR_SURE`` or above stands. Below it, the classifier's code
         replaces the detector's unless it finds the detector's reading at least half as likely
-        (``OVERRULE_RATIO``); the most likely other code becomes the second reading. Measured on
-        held-out boxes, this beats either reader alone (models/README.md).
+        (``OVERRULE_RATIO``); the classifier's likeliest other codes become the other readings.
+        Measured on held-out boxes, this beats either reader alone (models/README.md).
         """
         unsure = np.flatnonzero(detections.confidence < DETECTOR_SURE)
         if len(unsure) == 0:
@@ -133,19 +133,19 @@ class TileClassifier(_CropReader):
         probs = self.probabilities(image, detections.xyxy[unsure], second_look)
         rows = np.arange(len(unsure))
         order = np.argsort(-probs, axis=1)
-        best, runner_up = order[:, 0], order[:, 1]
+        best = order[:, 0]
         first = detections.class_id[unsure]
         overrule = probs[rows, best] >= OVERRULE_RATIO * probs[rows, first]
         chosen = np.where(overrule, best, first)
-        alt = np.where(~overrule & (best != first), best, runner_up)
+        # Every code but the chosen one, likeliest first: the detector's reading when it stands over
+        # the classifier's pick, the classifier's runner-up otherwise.
+        others = order[order != chosen[:, None]].reshape(len(unsure), -1)[:, :OTHER_READINGS]
         classes, confidence = detections.class_id.copy(), detections.confidence.copy()
         classes[unsure] = chosen
         confidence[unsure] = np.where(overrule, probs[rows, best], confidence[unsure])
-        alt_classes, alt_confidence = classes.copy(), np.zeros_like(confidence)  # no second reading (end2end models)
-        if detections.alt_class_id is not None and detections.alt_confidence is not None:
-            alt_classes, alt_confidence = detections.alt_class_id.copy(), detections.alt_confidence.copy()
-        alt_classes[unsure], alt_confidence[unsure] = alt, probs[rows, alt]
-        return Detections(detections.xyxy, confidence, classes, alt_classes, alt_confidence)
+        other_classes, other_confidences = detections.padded_others(OTHER_READINGS)  # none from end2end models
+        other_classes[unsure], other_confidences[unsure] = others, np.take_along_axis(probs, others, axis=1)
+        return Detections(detections.xyxy, confidence, classes, other_classes, other_confidences)
 
 
 class FlowerReader(_CropReader):
@@ -167,10 +167,10 @@ class FlowerReader(_CropReader):
         """The same boxes, with every tile read as a flower given the flower this reader finds likeliest.
 
         With ``second_look`` each crop is read at its four quarter turns (live video, whose frames
-        vote, reads it once). The tile's confidence (that it is a flower at all) stays; its second
-        reading becomes the reader's runner-up flower, at the confidence the reader's odds give it,
-        so a flower seen twice in one hand can still be repaired to its likeliest other reading;
-        a second reading that says it is no flower at all stays when it is the likelier of the two.
+        vote, reads it once). The tile's confidence (that it is a flower at all) stays. Its other
+        readings become the reader's other flowers, each at the confidence the reader's odds against
+        its pick give it, and those earlier readings that say it is no flower at all: the likeliest
+        ``OTHER_READINGS`` of both, so a flower seen twice in one hand can still be repaired.
         """
         flowers = np.flatnonzero(np.isin(detections.class_id, FLOWER_CLASSES))
         if len(flowers) == 0:
@@ -179,16 +179,19 @@ class FlowerReader(_CropReader):
         probabilities = self._turned(crops) if second_look else self._run(crops)
         order = np.argsort(-probabilities, axis=1)
         rows = np.arange(len(flowers))
-        best, runner_up = order[:, 0], order[:, 1]
+        best = order[:, 0]
         classes, confidence = detections.class_id.copy(), detections.confidence.copy()
         classes[flowers] = FLOWER_CLASSES[best]
-        alt_classes = detections.alt_class_id.copy() if detections.alt_class_id is not None else classes.copy()
-        alt_confidence = (
-            detections.alt_confidence.copy() if detections.alt_confidence is not None else np.zeros_like(confidence)
-        )
+        other_classes, other_confidences = detections.padded_others(OTHER_READINGS)
         # The best of eight probabilities is at least 1/8: the odds are finite.
-        other_flower_confidence = confidence[flowers] * probabilities[rows, runner_up] / probabilities[rows, best]
-        no_flower = ~np.isin(alt_classes[flowers], FLOWER_CLASSES) & (alt_confidence[flowers] > other_flower_confidence)
-        alt_classes[flowers] = np.where(no_flower, alt_classes[flowers], FLOWER_CLASSES[runner_up])
-        alt_confidence[flowers] = np.where(no_flower, alt_confidence[flowers], other_flower_confidence)
-        return Detections(detections.xyxy, confidence, classes, alt_classes, alt_confidence)
+        odds = np.take_along_axis(probabilities, order[:, 1:], axis=1) / probabilities[rows, best, None]
+        no_flower = ~np.isin(other_classes[flowers], FLOWER_CLASSES)
+        candidates = np.concatenate([FLOWER_CLASSES[order[:, 1:]], other_classes[flowers]], axis=1)
+        # Earlier flower readings are the reader's to give: -1 sorts them after its seven other flowers.
+        scores = np.concatenate(
+            [confidence[flowers, None] * odds, np.where(no_flower, other_confidences[flowers], -1.0)], axis=1
+        )
+        likeliest = np.argsort(-scores, axis=1, kind="stable")[:, :OTHER_READINGS]
+        other_classes[flowers] = np.take_along_axis(candidates, likeliest, axis=1)
+        other_confidences[flowers] = np.take_along_axis(scores, likeliest, axis=1)
+        return Detections(detections.xyxy, confidence, classes, other_classes, other_confidences)

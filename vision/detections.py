@@ -17,6 +17,10 @@ from scoring.tiles import FLOWERS, TILE_CODES
 # Measured on whole-table renders (seeds 200–229, not those it was chosen on): recall of every
 # tile 0.881 → 0.912 at precision 0.999 → 0.998 (models/README.md).
 SURE_TILE = 0.6
+# Readings kept besides each tile's first, most likely first: the whole-hand repair tries them when the
+# first readings make no legal hand. Real-tile scenes read exactly (bench/real_scenes.py, seeds 0–59 /
+# 1000–1059) with the runner-up alone 27 / 30 of 60, with 2 readings 30 / 30, 3 31 / 30, 5 32 / 30.
+OTHER_READINGS = 5
 FLOWER_CLASSES = np.array([TILE_CODES.index(code) for code in FLOWERS])  # class ids of 1f–8f
 
 
@@ -27,10 +31,11 @@ class Detections:
     xyxy: np.ndarray  # (n, 4) float32
     confidence: np.ndarray  # (n,) float32
     class_id: np.ndarray  # (n,) int64
-    # The runner-up class and its score, when the model's output gives them: a second
-    # reading the pipeline may use when the first makes no legal hand.
-    alt_class_id: np.ndarray | None = None
-    alt_confidence: np.ndarray | None = None
+    # The other readings and their scores, when the model's output gives them: (n, k), most likely
+    # first (a runner-up alone may be given as (n,)). The pipeline may use them when the first
+    # readings make no legal hand; a score of 0 marks no reading.
+    other_class_ids: np.ndarray | None = None
+    other_confidences: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.confidence)
@@ -38,10 +43,18 @@ class Detections:
             raise ValueError(f"xyxy must have shape ({n}, 4), got {self.xyxy.shape}")
         if self.class_id.shape != (n,):
             raise ValueError(f"class_id must have shape ({n},), got {self.class_id.shape}")
-        for name in ("alt_class_id", "alt_confidence"):
+        if (self.other_class_ids is None) != (self.other_confidences is None):
+            raise ValueError("other_class_ids and other_confidences come together")
+        for name in ("other_class_ids", "other_confidences"):
             value = getattr(self, name)
-            if value is not None and value.shape != (n,):
-                raise ValueError(f"{name} must have shape ({n},), got {value.shape}")
+            if value is not None and value.ndim == 1:
+                object.__setattr__(self, name, value[:, None])  # frozen: set once, while being built
+            value = getattr(self, name)
+            if value is not None and (value.ndim != 2 or value.shape[0] != n):
+                raise ValueError(f"{name} must have shape ({n}, k), got {value.shape}")
+        others, scores = self.other_class_ids, self.other_confidences
+        if others is not None and scores is not None and others.shape != scores.shape:
+            raise ValueError("other_class_ids and other_confidences must have the same shape")
         if n and (self.class_id.min() < 0 or self.class_id.max() >= len(TILE_CODES)):
             raise ValueError(f"class_id must lie in 0..{len(TILE_CODES) - 1}")
 
@@ -53,19 +66,29 @@ class Detections:
         return len(self.confidence)
 
     def __getitem__(self, index: np.ndarray | slice) -> Detections:
-        alt_class = None if self.alt_class_id is None else self.alt_class_id[index]
-        alt_conf = None if self.alt_confidence is None else self.alt_confidence[index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], alt_class, alt_conf)
+        other_classes = None if self.other_class_ids is None else self.other_class_ids[index]
+        other_scores = None if self.other_confidences is None else self.other_confidences[index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], other_classes, other_scores)
 
     def at(self, xyxy: np.ndarray) -> Detections:
         """The same readings with the boxes moved to ``xyxy`` (another frame's pixels)."""
-        return Detections(xyxy, self.confidence, self.class_id, self.alt_class_id, self.alt_confidence)
+        return Detections(xyxy, self.confidence, self.class_id, self.other_class_ids, self.other_confidences)
 
     def with_class(self, index: int, class_id: int) -> Detections:
         """A copy where detection ``index`` reads as ``class_id``."""
         classes = self.class_id.copy()
         classes[index] = class_id
-        return Detections(self.xyxy, self.confidence, classes, self.alt_class_id, self.alt_confidence)
+        return Detections(self.xyxy, self.confidence, classes, self.other_class_ids, self.other_confidences)
+
+    def padded_others(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the other readings in ``k`` columns: cut to ``k``, or filled with no reading (score 0)."""
+        classes = np.repeat(self.class_id[:, None], k, axis=1)
+        scores = np.zeros((len(self), k), np.float32)
+        if self.other_class_ids is not None and self.other_confidences is not None:
+            given = min(k, self.other_class_ids.shape[1])
+            classes[:, :given] = self.other_class_ids[:, :given]
+            scores[:, :given] = self.other_confidences[:, :given]
+        return classes, scores
 
     def shifted(self, dx: float, dy: float) -> Detections:
         """The same readings with every box moved by (``dx``, ``dy``): a window's pixels → its view's."""
@@ -88,17 +111,24 @@ class Detections:
 
     @classmethod
     def concat(cls, parts: Sequence[Detections]) -> Detections:
-        """All the parts' detections, in order; the runner-up readings only if every part has them."""
+        """All the parts' detections, in order; the other readings only if every part has them (as many
+        as the part with fewest)."""
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty()
-        has_alt = all(p.alt_class_id is not None and p.alt_confidence is not None for p in parts)
+        others = [(p.other_class_ids, p.other_confidences) for p in parts]
+        if any(classes is None or scores is None for classes, scores in others):
+            other_classes = other_scores = None
+        else:
+            k = min(classes.shape[1] for classes, _ in others)  # type: ignore[union-attr]
+            other_classes = np.concatenate([classes[:, :k] for classes, _ in others])  # type: ignore[index]
+            other_scores = np.concatenate([scores[:, :k] for _, scores in others])  # type: ignore[index]
         return cls(
             np.concatenate([p.xyxy for p in parts]),
             np.concatenate([p.confidence for p in parts]),
             np.concatenate([p.class_id for p in parts]),
-            np.concatenate([p.alt_class_id for p in parts]) if has_alt else None,
-            np.concatenate([p.alt_confidence for p in parts]) if has_alt else None,
+            other_classes,
+            other_scores,
         )
 
     @classmethod

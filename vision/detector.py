@@ -15,7 +15,7 @@ from scoring.tiles import TILE_CODES
 
 from .classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, FlowerReader, TileClassifier
 from .defaults import DEFAULT_CONF, DEFAULT_IOU
-from .detections import Detections, non_max_suppression, suppress_contained
+from .detections import OTHER_READINGS, Detections, non_max_suppression, suppress_contained
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 # The float model. INT8 beside it (models/quantize.py, ``--model models/taicam-tiles.int8.onnx``) runs
@@ -132,13 +132,13 @@ class TileDetector:
         blob = cv2.dnn.blobFromImage(boxed, 1 / 255.0, swapRB=True)  # BGR→RGB, HWC→NCHW, /255
         with self._gate:
             output = self.session.run(None, {self.input_name: blob})[0][0]
-        alt_classes = alt_scores = None
+        other_classes = other_scores = None
         if self.info.end2end:
             boxes, scores, classes = output[:, :4], output[:, 4], output[:, 5].astype(np.int64)
             keep = scores >= conf
             boxes, scores, classes = boxes[keep], scores[keep], classes[keep]
         else:
-            boxes, scores, classes, alt_classes, alt_scores = _decode_raw(output, conf, iou)
+            boxes, scores, classes, other_classes, other_scores = _decode_raw(output, conf, iou)
         boxes = boxes.astype(np.float32)
         boxes[:, [0, 2]] = (boxes[:, [0, 2]] - pad_x) / gain
         boxes[:, [1, 3]] = (boxes[:, [1, 3]] - pad_y) / gain
@@ -146,16 +146,17 @@ class TileDetector:
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
         order = np.argsort(-scores, kind="stable")
-        has_alt = alt_classes is not None and alt_scores is not None
-        alt = (alt_classes[order], alt_scores[order].astype(np.float32)) if has_alt else (None, None)  # type: ignore[index]
-        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order], *alt))
+        has_others = other_classes is not None and other_scores is not None
+        others = (other_classes[order], other_scores[order].astype(np.float32)) if has_others else (None, None)  # type: ignore[index]
+        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order], *others))
 
 
 def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, ...]:
-    """(4 + nc, anchors) → boxes, scores, classes, runner-up classes and their scores, after NMS.
+    """(4 + nc, anchors) → boxes, scores, classes, the other readings' classes and scores, after NMS.
 
     Class-agnostic because one tile is one box: two codes on the same tile are a confusion,
-    and the higher-scoring one should win; the other is kept as the runner-up reading.
+    and the higher-scoring one should win; the others are kept as other readings, the
+    ``OTHER_READINGS`` likeliest.
     """
     predictions = output.T
     class_scores = predictions[:, 4:]
@@ -166,9 +167,9 @@ def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray
     cx, cy, bw, bh = predictions[:, 0], predictions[:, 1], predictions[:, 2], predictions[:, 3]
     boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
     if len(boxes) == 0:
-        empty = np.zeros(0, np.int64)
-        return boxes.reshape(0, 4), scores, classes.astype(np.int64), empty, np.zeros(0, np.float32)
+        empty = np.zeros((0, OTHER_READINGS), np.int64)
+        return boxes.reshape(0, 4), scores, classes.astype(np.int64), empty, np.zeros((0, OTHER_READINGS), np.float32)
     kept = non_max_suppression(np.stack([boxes[:, 0], boxes[:, 1], bw, bh], axis=1), scores, iou, min_score=conf)
-    runner_up = np.argsort(-class_scores[kept], axis=1)[:, 1]
-    alt_scores = class_scores[kept][np.arange(len(kept)), runner_up]
-    return boxes[kept], scores[kept], classes[kept].astype(np.int64), runner_up.astype(np.int64), alt_scores
+    others = np.argsort(-class_scores[kept], axis=1)[:, 1 : 1 + OTHER_READINGS]
+    other_scores = np.take_along_axis(class_scores[kept], others, axis=1)
+    return boxes[kept], scores[kept], classes[kept].astype(np.int64), others.astype(np.int64), other_scores

@@ -40,8 +40,8 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         EN: "low-confidence tile {tile} ({confidence})",
     },
     notices.SECOND_READING: {
-        ZH: "把{old}改讀成{tile}（模型的第二選擇，{confidence}），因為{old}組不成合法的牌；若不對請更正",
-        EN: "read {old} as {tile} (the model's second choice, {confidence}) because {old} makes no legal hand;"
+        ZH: "把{old}改讀成{tile}（模型的第{rank}選擇，{confidence}），因為{old}組不成合法的牌；若不對請更正",
+        EN: "read {old} as {tile} (the model's choice no. {rank}, {confidence}) because {old} makes no legal hand;"
         " correct it if that is wrong",
     },
     notices.WINNING_SET_BY_CALLER: {ZH: "胡的牌由你指定：{tile}", EN: "winning tile set by the caller: {tile}"},

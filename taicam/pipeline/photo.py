@@ -74,47 +74,60 @@ REPAIRABLE = frozenset(
 # fewer legal hands than this search over the hand and the tiles near it.
 MAX_READING_TRIALS = 48
 MAX_CHANGED_TILES = 3
+# Sets that change one tile twice are skipped, not tried; this many skips a trial end the search.
+SKIPS_PER_TRIAL = 20
 
 
 def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     """When the tiles make no legal hand, read the hand as a whole: the most probable legal hand.
 
-    Each tile has two readings with probabilities (``Detections.alt_class_id``). Sets of tiles
-    read their second way are tried in order of how much less probable they make the hand (at most
-    ``MAX_CHANGED_TILES`` tiles, ``MAX_READING_TRIALS`` sets), among the hand's tiles and the runs
-    beside it that formed no meld; the first set that scores is kept. Tiles a person corrected
+    Each tile has other readings with probabilities (``Detections.other_class_ids``). Sets of
+    tiles read another way are tried in order of how much less probable they make the hand (at
+    most ``MAX_CHANGED_TILES`` tiles, ``MAX_READING_TRIALS`` sets), among the hand's tiles and the
+    runs beside it that formed no meld; the first set that scores is kept. Tiles a person corrected
     (``request.corrections``) are never changed. Every change is reported as a warning, never made
     silently. The winning tile the request names plays no part here: it is applied when scoring.
     """
     detections, layout = recognition.detections, recognition.layout
     as_laid_out = replace(request, winning_tile=None)
     error = score_recognition(recognition, as_laid_out).error
-    if error is None or error.code not in REPAIRABLE or detections.alt_class_id is None:
+    if error is None or error.code not in REPAIRABLE or detections.other_class_ids is None:
         return recognition
-    assert detections.alt_confidence is not None
-    alt_class, alt_confidence = detections.alt_class_id, detections.alt_confidence
-    candidates = [
-        i for i in _hand_and_beside(layout)
-        if i not in request.corrections and alt_confidence[i] > 0 and alt_class[i] != detections.class_id[i]
+    assert detections.other_confidences is not None
+    other_class, other_confidence = detections.other_class_ids, detections.other_confidences
+    # (tile, rank) of each other reading worth trying, and how much less probable it makes the
+    # hand: log(first / other), never below 0.
+    readings = [
+        (i, rank)
+        for i in _hand_and_beside(layout) if i not in request.corrections
+        for rank in range(other_class.shape[1])
+        if other_confidence[i, rank] > 0 and other_class[i, rank] != detections.class_id[i]
     ]  # fmt: skip
-    # How much less probable each second reading makes the hand: log(first / second), never below 0.
-    costs = [max(0.0, float(np.log(max(detections.confidence[i], 1e-6) / alt_confidence[i]))) for i in candidates]
-    order = sorted(range(len(candidates)), key=lambda k: costs[k])
-    candidates, costs = [candidates[k] for k in order], [costs[k] for k in order]
-    for chosen in _cheapest_sets(costs, MAX_READING_TRIALS, MAX_CHANGED_TILES):
-        changed = [candidates[k] for k in chosen]
+    costs = [max(0.0, float(np.log(max(detections.confidence[i], 1e-6) / other_confidence[i, r]))) for i, r in readings]
+    order = sorted(range(len(readings)), key=lambda k: costs[k])
+    readings, costs = [readings[k] for k in order], [costs[k] for k in order]
+    trials = skips = 0
+    for chosen in _cheapest_sets(costs, MAX_CHANGED_TILES):
+        changed = [readings[k] for k in chosen]
+        if len({i for i, _ in changed}) < len(changed):  # one tile read two ways at once
+            skips += 1
+            if skips > SKIPS_PER_TRIAL * MAX_READING_TRIALS:
+                break
+            continue
+        trials += 1
+        if trials > MAX_READING_TRIALS:
+            break
         trial = detections
-        for index in changed:
-            trial = trial.with_class(index, int(alt_class[index]))
+        for index, rank in changed:
+            trial = trial.with_class(index, int(other_class[index, rank]))
         trial_layout = group_tiles(trial)
         if score_recognition(Recognition(trial, trial_layout, recognition.ms), as_laid_out).error is not None:
             continue
-        for index in reversed(changed):
-            old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(alt_class[index])]
-            confidence = round(float(alt_confidence[index]), 2)
-            trial_layout.warnings.insert(
-                0, Notice(notices.SECOND_READING, {"tile": new, "old": old, "confidence": confidence, "detections": [index]})
-            )
+        for index, rank in reversed(changed):
+            old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(other_class[index, rank])]
+            confidence = round(float(other_confidence[index, rank]), 2)
+            params = {"tile": new, "old": old, "confidence": confidence, "rank": rank + 2, "detections": [index]}
+            trial_layout.warnings.insert(0, Notice(notices.SECOND_READING, params))
         return Recognition(trial, trial_layout, recognition.ms)
     return recognition
 
@@ -130,18 +143,16 @@ def _hand_and_beside(layout: Layout) -> list[int]:
     return [i for g in groups if g is not leftover for i in g.ids]
 
 
-def _cheapest_sets(costs: list[float], limit: int, largest: int) -> Iterator[tuple[int, ...]]:
-    """Index sets of ascending ``costs`` in order of their total cost, up to ``limit`` sets of ≤ ``largest``.
+def _cheapest_sets(costs: list[float], largest: int) -> Iterator[tuple[int, ...]]:
+    """Index sets of ascending ``costs`` of at most ``largest`` indices, in order of their total cost.
 
     Each set is followed by itself plus the next index, and by itself with its last index moved
-    on by one: every set is reached once, never before a cheaper one.
+    on by one: every set is reached once, never before a cheaper one. The caller stops the search.
     """
     if not costs:
         return
     heap: list[tuple[float, tuple[int, ...]]] = [(costs[0], (0,))]
-    for _ in range(limit):
-        if not heap:
-            return
+    while heap:
         total, chosen = heapq.heappop(heap)
         yield chosen
         last = chosen[-1]
