@@ -45,16 +45,16 @@ class Detections:
             raise ValueError(f"class_id must have shape ({n},), got {self.class_id.shape}")
         if (self.other_class_ids is None) != (self.other_confidences is None):
             raise ValueError("other_class_ids and other_confidences come together")
-        for name in ("other_class_ids", "other_confidences"):
-            value = getattr(self, name)
-            if value is not None and value.ndim == 1:
-                object.__setattr__(self, name, value[:, None])  # frozen: set once, while being built
-            value = getattr(self, name)
-            if value is not None and (value.ndim != 2 or value.shape[0] != n):
-                raise ValueError(f"{name} must have shape ({n}, k), got {value.shape}")
-        others, scores = self.other_class_ids, self.other_confidences
-        if others is not None and scores is not None and others.shape != scores.shape:
-            raise ValueError("other_class_ids and other_confidences must have the same shape")
+        if self.other_class_ids is not None and self.other_confidences is not None:
+            for name in ("other_class_ids", "other_confidences"):
+                value = getattr(self, name)
+                if value.ndim == 1:
+                    value = value[:, None]
+                    object.__setattr__(self, name, value)  # frozen: set once, while being built
+                if value.ndim != 2 or value.shape[0] != n:
+                    raise ValueError(f"{name} must have shape ({n}, k), got {value.shape}")
+            if self.other_class_ids.shape != self.other_confidences.shape:
+                raise ValueError("other_class_ids and other_confidences must have the same shape")
         if n and (self.class_id.min() < 0 or self.class_id.max() >= len(TILE_CODES)):
             raise ValueError(f"class_id must lie in 0..{len(TILE_CODES) - 1}")
 
@@ -79,6 +79,11 @@ class Detections:
         classes = self.class_id.copy()
         classes[index] = class_id
         return Detections(self.xyxy, self.confidence, classes, self.other_class_ids, self.other_confidences)
+
+    @property
+    def other_count(self) -> int:
+        """How many other readings each detection carries (0: none)."""
+        return 0 if self.other_class_ids is None else int(self.other_class_ids.shape[1])
 
     def padded_others(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Copies of the other readings in ``k`` columns: cut to ``k``, or filled with no reading (score 0)."""
@@ -116,19 +121,14 @@ class Detections:
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty()
-        others = [(p.other_class_ids, p.other_confidences) for p in parts]
-        if any(classes is None or scores is None for classes, scores in others):
-            other_classes = other_scores = None
-        else:
-            k = min(classes.shape[1] for classes, _ in others)  # type: ignore[union-attr]
-            other_classes = np.concatenate([classes[:, :k] for classes, _ in others])  # type: ignore[index]
-            other_scores = np.concatenate([scores[:, :k] for _, scores in others])  # type: ignore[index]
+        k = min(p.other_count for p in parts)
+        others = [p.padded_others(k) for p in parts] if k else None
         return cls(
             np.concatenate([p.xyxy for p in parts]),
             np.concatenate([p.confidence for p in parts]),
             np.concatenate([p.class_id for p in parts]),
-            other_classes,
-            other_scores,
+            np.concatenate([classes for classes, _ in others]) if others else None,
+            np.concatenate([scores for _, scores in others]) if others else None,
         )
 
     @classmethod
