@@ -25,6 +25,11 @@ SIDE = 48
 FLOWER_READER_SIDE = 96  # px: a flower's numeral and character, a sixth of the face: 64 read better than 48, 96 than 64
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
+# A real tile's face often reaches the classifier from few pixels (a far camera, a small crop blown
+# up), so with ``--coarsen`` that share of the training crops is shrunk to a random share of its
+# side in this range and blown up again, a few sizes a batch.
+COARSE_SIDE_SHARE = (0.25, 0.7)
+COARSE_SIZES_A_BATCH = 4
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -48,6 +53,7 @@ class ClassifierConfig:
     epoch_share: float = 1.0  # the share of the crops each epoch draws: short epochs keep the best one close
     codes: tuple[str, ...] = TILE_CODES  # the classes it reads: every tile, or the flowers only (a flower reader)
     side: int = SIDE  # crop side in pixels
+    coarsen: float = 0.0  # the share of training crops seen at a coarser resolution (``_coarsen``)
 
 
 def _only(codes: tuple[str, ...], crops: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -158,6 +164,23 @@ def _augment(batch, generator):
     return batch
 
 
+def _coarsen(batch, share: float, generator):
+    """``share`` of the crops shrunk to fewer pixels and blown up again, as a far camera sees them."""
+    import torch
+    from torch.nn import functional
+
+    side = batch.shape[-1]
+    chosen = torch.nonzero(torch.rand(batch.shape[0], generator=generator) < share).flatten()
+    low, high = COARSE_SIDE_SHARE
+    for group in chosen.chunk(COARSE_SIZES_A_BATCH):
+        if len(group) == 0:
+            continue
+        small = max(4, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
+        shrunk = functional.interpolate(batch[group], size=(small, small), mode="area")
+        batch[group] = functional.interpolate(shrunk, size=(side, side), mode="bilinear", align_corners=False)
+    return batch
+
+
 def _accuracy(network, crops: np.ndarray, classes: np.ndarray) -> float:
     import torch
 
@@ -226,6 +249,8 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
         for step in range(steps_per_epoch):
             chosen = order[step * config.batch : (step + 1) * config.batch]
             batch = _augment(torch.from_numpy(to_blob(crops[chosen])), generator)
+            if config.coarsen:
+                batch = _coarsen(batch, config.coarsen, generator)
             loss = torch.nn.functional.cross_entropy(
                 network(batch), torch.from_numpy(classes[chosen]), weight=weights, label_smoothing=0.05
             )
@@ -303,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=1, help="jittered crops of each --data box (flowers: 2 more)")
     flowers_help = f"train the flower reader: the eight flowers only, {FLOWER_READER_SIDE} px crops (--init gives its start)"
     parser.add_argument("--flowers", action="store_true", help=flowers_help)
+    parser.add_argument(
+        "--coarsen", type=float, default=0.0, help="share of training crops shrunk and blown up again (0: none)"
+    )
     parser.add_argument("--side", type=int, help=f"crop side in px (default {SIDE}; {FLOWER_READER_SIDE} with --flowers)")
     args = parser.parse_args(argv)
     codes, side = (FLOWERS, FLOWER_READER_SIDE) if args.flowers else (TILE_CODES, SIDE)
@@ -310,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     config = ClassifierConfig(
         tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
         threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
-        epoch_share=args.epoch_share, codes=codes, side=side, copies=args.copies,
+        epoch_share=args.epoch_share, codes=codes, side=side, copies=args.copies, coarsen=args.coarsen,
     )  # fmt: skip
     train_classifier(config)
     return 0

@@ -318,3 +318,18 @@ def test_fixed_shape_models_take_the_second_pass_in_windows():
     # sure tiles were kept, which lets a single pass find most small tiles too).
     windowed, alone = _recall(scene, image, windows, own_only=False), _recall(scene, image, single, own_only=False)
     assert windowed >= 0.9 and windowed > alone + 0.02
+
+
+def test_coarsened_crops_lose_their_fine_strokes_and_keep_their_shape():
+    import torch
+
+    from models.train_classifier import _coarsen
+
+    generator = torch.Generator().manual_seed(0)
+    batch = torch.zeros(8, 3, 64, 64)
+    batch[:, :, :, ::2] = 1.0  # one-pixel stripes: the finest stroke a crop can hold
+    assert torch.equal(_coarsen(batch.clone(), 0.0, generator), batch)
+    coarse = _coarsen(batch.clone(), 1.0, generator)
+    assert coarse.shape == batch.shape
+    stripes = (coarse[:, :, :, ::2] - coarse[:, :, :, 1::2]).abs().mean(dim=(1, 2, 3))
+    assert (stripes < 0.5).all()  # every crop shrunk and blown up again: the stripes blur towards grey

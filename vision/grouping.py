@@ -294,6 +294,20 @@ def group_tiles(detections: Detections) -> Layout:
     return Layout(built.groups, built.warnings, winning_candidates)
 
 
+def row_gaps(detections: Detections, fewest: float, most: float) -> list[tuple[int, int]]:
+    """Neighbours in the hand row whose centres lie ``fewest`` to ``most`` pitches apart, in row order.
+
+    A tile the detector missed leaves its neighbours two pitches apart; so does the gap that sets
+    the winning tile apart, or a meld: what lies between them decides (``vision.photo.read_row_gaps``).
+    """
+    if len(detections) < 2:
+        return []
+    frame = _HandFrame.measure(detections, detections.codes)
+    order = sorted(frame.main, key=lambda i: frame.xy[i, 0])
+    spacing = np.diff(frame.xy[order, 0]) / max(frame.unit, 1e-6)
+    return [(a, b) for a, b, gap in zip(order, order[1:], spacing, strict=False) if fewest <= gap <= most]
+
+
 def _add_flowers(built: _LayoutBuilder, frame: _HandFrame) -> None:
     """Flowers near the hand are set apart by role, wherever they lie.
 

@@ -19,9 +19,19 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import FLOWER_CLASSES, Detections, areas, box_centres, box_corners, box_sizes, intersections
+from .detections import (
+    FLOWER_CLASSES,
+    OTHER_READINGS,
+    Detections,
+    areas,
+    box_centres,
+    box_corners,
+    box_iou,
+    box_sizes,
+    intersections,
+)
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
-from .grouping import group_tiles
+from .grouping import group_tiles, row_gaps
 
 TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliably
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
@@ -32,7 +42,11 @@ FEWEST_TILES_TO_TURN = 3  # a row's direction is fitted through at least this ma
 # together; every tile of a whole table spreads over the photo and needs more.
 SECOND_PASS_BUDGET = {"hand": 2, "all": 4}
 FEWEST_HAND_TILES = 14  # a winning hand has at least 13 + 1 tiles (Hong Kong; Taiwan 16 + 1)
-FINE_FIRST_SIDE = 1280  # a first pass that saw fewer looks again at this long side (4 × the pixels)
+FINE_FIRST_SIDE = 1280  # a first pass that saw fewer, or small ones, looks again at this long side (4 × the pixels)
+# ... small: its sure tiles' median width at model scale is under this. On the real-tile scenes
+# (bench/real_scenes.py) 14–15 px reads as the count alone, 17 px one scene more of 120 but makes
+# the 720p whole table of `bench pipeline` (16 px tiles) take 2.25 × as long.
+FINE_FIRST_BELOW_PX = 15.0
 NEIGHBOUR_REACH = 1.5  # tiles this close (in tile sizes) to the player's are looked at again too
 NEIGHBOUR_SIZE = 0.8  # ... if they are about as big: smaller ones are further off, other players'
 # Tiles of a hand lie in rows of equal size: a box near a surely read tile of its own size is a
@@ -51,6 +65,17 @@ SECOND_PASS_MIN_SHARE = 0.5
 FINE_FIRST_FROM = 1.5  # a photo's long side under this many model sides gains too little from a finer first look
 FINER_RENDER_FROM = 1.05  # a level view less than 5 % coarser than the pixels worth reading is read as it is
 REGION_MARGIN = 3.0  # tile widths around the chosen tiles: flowers and melds lie a little apart from the row
+# A tile the detector missed in the hand row leaves its neighbours about two pitches apart; a box
+# is cut there when its pixels have the neighbours' face colour, and the classifier reads it. The
+# gap that sets the winning tile apart, or a meld, shows the cloth instead.
+GAP_PITCHES = (1.7, 2.35)  # centre spacing of two neighbours, in pitches, that holds one tile
+FACE_INNER = 0.5  # the central share of a box (each way) whose colour is the tile's face
+# The face colour is this percentile of those pixels, each channel: the ivory around the glyph. On
+# real-tile scenes (bench/real_scenes.py, 120) it tells a missed tile from the cloth in the winning
+# tile's gap better than the median (which a big glyph moves) or a higher percentile.
+FACE_QUANTILE = 75
+FACE_COLOUR_TOLERANCE = 25.0  # most a gap's face colour may differ from its neighbours' (any channel, 0–255)
+GAP_READ_SURE = 0.6  # the classifier's least confidence in a tile read in a gap
 # Windows step by this share of their side: the overlap (a quarter) holds a whole tile that one
 # window's edge cuts, and the merge keeps one box of the two readings.
 WINDOW_STEP = 0.75
@@ -124,6 +149,13 @@ def detect_photo(
     """
     if focus not in SECOND_PASS_BUDGET:
         raise ValueError(f"focus must be 'all' or 'hand', not {focus!r}")
+    found = _detect_and_read(detector, image, conf, iou, second_pass, focus)
+    return read_row_gaps(detector, image, found, iou) if focus == "hand" else found
+
+
+def _detect_and_read(
+    detector: TileDetector, image: np.ndarray, conf: float, iou: float, second_pass: bool, focus: str
+) -> Detections:
     first = first_pass(detector, image, conf, iou)
     view = second_view(detector, image, first, focus) if second_pass and len(first) else None
     if view is None:
@@ -137,20 +169,67 @@ def detect_photo(
     return _add_outside(second, outside if focus == "hand" else detector.reread(image, outside), iou)
 
 
+def read_row_gaps(detector: TileDetector, image: np.ndarray, found: Detections, iou: float = DEFAULT_IOU) -> Detections:
+    """``found`` and the tiles the detector missed in the hand row, read by the classifier.
+
+    Where two neighbours in the row lie two pitches apart (``GAP_PITCHES``), the box between them
+    is a tile when its face has their colour (``FACE_COLOUR_TOLERANCE``), no box already covers
+    it, and the classifier reads it at ``GAP_READ_SURE`` or more. Without a classifier, nothing is added.
+    """
+    if detector.classifier is None:
+        return found
+    pairs = row_gaps(found, *GAP_PITCHES)
+    if not pairs:
+        return found
+    boxes = np.array([(found.xyxy[a] + found.xyxy[b]) / 2 for a, b in pairs], np.float32)
+    colours = {i: _face_colour(image, found.xyxy[i]) for pair in pairs for i in pair}
+    like_faces = np.array(
+        [np.abs(_face_colour(image, box) - (colours[a] + colours[b]) / 2).max() <= FACE_COLOUR_TOLERANCE
+         for box, (a, b) in zip(boxes, pairs, strict=True)]
+    )  # fmt: skip
+    free = box_iou(boxes, found.xyxy).max(axis=1) < iou
+    boxes = boxes[like_faces & free]
+    if len(boxes) == 0:
+        return found
+    probabilities = detector.classifier.probabilities(image, boxes)
+    sure = probabilities.max(axis=1) >= GAP_READ_SURE
+    if not sure.any():
+        return found
+    probabilities = probabilities[sure]
+    order = np.argsort(-probabilities, axis=1)[:, : OTHER_READINGS + 1]
+    readings = np.take_along_axis(probabilities, order, axis=1)
+    added = Detections(boxes[sure], readings[:, 0], order[:, 0], order[:, 1:], readings[:, 1:])
+    if detector.flower_reader is not None:
+        added = detector.flower_reader.refine(image, added)
+    merged = Detections.concat([found, added])
+    return merged[np.argsort(-merged.confidence, kind="stable")]
+
+
+def _face_colour(image: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The colour of the box's centre (``FACE_INNER`` of it each way): a face's ivory, or the cloth."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    dx, dy = (x2 - x1) * (1 - FACE_INNER) / 2, (y2 - y1) * (1 - FACE_INNER) / 2
+    h, w = image.shape[:2]
+    left, top = int(np.clip(x1 + dx, 0, w - 1)), int(np.clip(y1 + dy, 0, h - 1))
+    right, bottom = max(int(np.clip(x2 - dx, 0, w)), left + 1), max(int(np.clip(y2 - dy, 0, h)), top + 1)
+    return np.percentile(image[top:bottom, left:right].reshape(-1, 3), FACE_QUANTILE, axis=0)
+
+
 def first_pass(
     detector: TileDetector, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, fine: bool = True
 ) -> Detections:
-    """The whole photo at the model's size, looked at again finer when that shows fewer tiles than
-    any winning hand has: a whole table filmed from afar leaves tiles ~12 px wide at 640, and the
-    first look may find none of them. ``fine=False`` skips that finer look (live video rations it)."""
+    """The whole photo at the model's size, looked at again finer when it is sure of fewer tiles than
+    any winning hand has, or of tiles too small to read (``FINE_FIRST_BELOW_PX`` at model scale): a
+    whole table filmed from afar leaves tiles ~12 px wide at 640, where the first look misses some,
+    however many discards it found. ``fine=False`` skips that finer look (live video rations it)."""
     first = _detect(detector, image, conf, iou)
     long_side = max(image.shape[:2])
-    # Sure tiles only: the unsure ones kept beside them do not show the tiles are big enough to read.
-    if (
-        not fine
-        or (first.confidence >= conf).sum() >= FEWEST_HAND_TILES
-        or long_side < FINE_FIRST_FROM * max(detector.info.imgsz)
-    ):
+    model_side = max(detector.info.imgsz)
+    if not fine or long_side < FINE_FIRST_FROM * model_side:
+        return first
+    # Sure tiles only: the unsure ones kept beside them may be stains or halves of tiles.
+    sure = first.narrow_sides[first.confidence >= conf]
+    if len(sure) >= FEWEST_HAND_TILES and float(np.median(sure)) * model_side / long_side >= FINE_FIRST_BELOW_PX:
         return first
     scale = min(1.0, FINE_FIRST_SIDE / long_side)
     smaller = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
