@@ -30,6 +30,7 @@ FLOWER_EXTRA_COPIES = 2
 # side in this range and blown up again, a few sizes a batch.
 COARSE_SIDE_SHARE = (0.25, 0.7)
 COARSE_SIZES_A_BATCH = 4
+COARSEST_SIDE = 4  # px: never fewer
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -175,7 +176,7 @@ def _coarsen(batch, share: float, generator):
     for group in chosen.chunk(COARSE_SIZES_A_BATCH):
         if len(group) == 0:
             continue
-        small = max(4, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
+        small = max(COARSEST_SIDE, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
         shrunk = functional.interpolate(batch[group], size=(small, small), mode="area")
         batch[group] = functional.interpolate(shrunk, size=(side, side), mode="bilinear", align_corners=False)
     return batch

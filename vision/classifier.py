@@ -119,6 +119,13 @@ class TileClassifier(_CropReader):
             probabilities[unsure] = (probabilities[unsure] + readings.sum(axis=0)) / (len(views) + 1)
         return probabilities
 
+    def read(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> Detections:
+        """The boxes as the classifier alone reads them: its likeliest code, then its next ``OTHER_READINGS``."""
+        probabilities = self.probabilities(image, xyxy, second_look)
+        order = np.argsort(-probabilities, axis=1)[:, : OTHER_READINGS + 1]
+        readings = np.take_along_axis(probabilities, order, axis=1)
+        return Detections(np.asarray(xyxy, np.float32), readings[:, 0], order[:, 0], order[:, 1:], readings[:, 1:])
+
     def refine(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         """The same boxes, with the tiles the detector was unsure of read again from their crops.
 

@@ -21,7 +21,6 @@ import numpy as np
 
 from .detections import (
     FLOWER_CLASSES,
-    OTHER_READINGS,
     Detections,
     areas,
     box_centres,
@@ -149,13 +148,14 @@ def detect_photo(
     """
     if focus not in SECOND_PASS_BUDGET:
         raise ValueError(f"focus must be 'all' or 'hand', not {focus!r}")
-    found = _detect_and_read(detector, image, conf, iou, second_pass, focus)
+    found = detect_and_read(detector, image, conf, iou, second_pass, focus)
     return read_row_gaps(detector, image, found, iou) if focus == "hand" else found
 
 
-def _detect_and_read(
+def detect_and_read(
     detector: TileDetector, image: np.ndarray, conf: float, iou: float, second_pass: bool, focus: str
 ) -> Detections:
+    """``detect_photo`` before the gap read: the passes' boxes, each read again from its crop."""
     first = first_pass(detector, image, conf, iou)
     view = second_view(detector, image, first, focus) if second_pass and len(first) else None
     if view is None:
@@ -181,28 +181,27 @@ def read_row_gaps(detector: TileDetector, image: np.ndarray, found: Detections, 
     pairs = row_gaps(found, *GAP_PITCHES)
     if not pairs:
         return found
-    boxes = np.array([(found.xyxy[a] + found.xyxy[b]) / 2 for a, b in pairs], np.float32)
-    colours = {i: _face_colour(image, found.xyxy[i]) for pair in pairs for i in pair}
-    like_faces = np.array(
-        [np.abs(_face_colour(image, box) - (colours[a] + colours[b]) / 2).max() <= FACE_COLOUR_TOLERANCE
-         for box, (a, b) in zip(boxes, pairs, strict=True)]
-    )  # fmt: skip
-    free = box_iou(boxes, found.xyxy).max(axis=1) < iou
-    boxes = boxes[like_faces & free]
-    if len(boxes) == 0:
+    between = np.array([(found.xyxy[a] + found.xyxy[b]) / 2 for a, b in pairs], np.float32)
+    free = box_iou(between, found.xyxy).max(axis=1) < iou
+    boxes = [
+        box for box, (a, b), empty in zip(between, pairs, free, strict=True)
+        if empty and _colour_gap(image, box, found.xyxy[a], found.xyxy[b]) <= FACE_COLOUR_TOLERANCE
+    ]  # fmt: skip
+    if not boxes:
         return found
-    probabilities = detector.classifier.probabilities(image, boxes)
-    sure = probabilities.max(axis=1) >= GAP_READ_SURE
-    if not sure.any():
+    added = detector.classifier.read(image, np.array(boxes, np.float32))
+    added = added[added.confidence >= GAP_READ_SURE]
+    if len(added) == 0:
         return found
-    probabilities = probabilities[sure]
-    order = np.argsort(-probabilities, axis=1)[:, : OTHER_READINGS + 1]
-    readings = np.take_along_axis(probabilities, order, axis=1)
-    added = Detections(boxes[sure], readings[:, 0], order[:, 0], order[:, 1:], readings[:, 1:])
     if detector.flower_reader is not None:
         added = detector.flower_reader.refine(image, added)
-    merged = Detections.concat([found, added])
-    return merged[np.argsort(-merged.confidence, kind="stable")]
+    return _by_confidence([found, added])
+
+
+def _colour_gap(image: np.ndarray, box: np.ndarray, left: np.ndarray, right: np.ndarray) -> float:
+    """How far ``box``'s face colour lies from its two neighbours' mean, in the channel furthest off."""
+    neighbours = (_face_colour(image, left) + _face_colour(image, right)) / 2
+    return float(np.abs(_face_colour(image, box) - neighbours).max())
 
 
 def _face_colour(image: np.ndarray, box: np.ndarray) -> np.ndarray:
@@ -429,5 +428,10 @@ def _add_outside(second: Detections, outside: Detections, iou: float) -> Detecti
         # A tile cut by the view's edge leaves a part box inside a whole one: containment, not IoU.
         overlap = intersections(outside.xyxy, second.xyxy) / np.maximum(smaller, 1e-6)
         outside = outside[np.flatnonzero(overlap.max(axis=1) < iou)]
-    merged = Detections.concat([second, outside])
+    return _by_confidence([second, outside])
+
+
+def _by_confidence(parts: list[Detections]) -> Detections:
+    """The parts' detections together, surest first."""
+    merged = Detections.concat(parts)
     return merged[np.argsort(-merged.confidence, kind="stable")]
