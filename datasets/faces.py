@@ -95,6 +95,10 @@ class FaceStyle:
     ink_jitter: int
     thickness: float  # side depth as a fraction of face height
     blank_white_dragon: bool
+    # Flowers as real sets draw them: each plant its own drawing (``_PLANTS``), numeral and character
+    # small in the corners on Hong Kong sets. Off by default: the shipped models were trained on the
+    # single blossom, and with these faces they read far fewer renders (models/README.md).
+    plant_flowers: bool = False
 
     @classmethod
     def random(cls, rng: random.Random) -> FaceStyle:
@@ -197,6 +201,9 @@ def _draw_sou(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.R
 
 
 def _draw_flower(draw: ImageDraw.ImageDraw, index: int, style: FaceStyle, rng: random.Random) -> None:
+    if style.plant_flowers:
+        _draw_plant_flower(draw, index, style, rng)
+        return
     season = index < 4
     colour = _ink(RED if season else GREEN, style, rng)
     petal = _ink(rng.choice([RED, (220, 120, 40), (150, 60, 160), BLUE]), style, rng)
@@ -210,6 +217,115 @@ def _draw_flower(draw: ImageDraw.ImageDraw, index: int, style: FaceStyle, rng: r
     _text(draw, (FACE_W / 2 - 4, 46), FLOWER_GLYPHS[index], 44, colour, style.font)
     # Flowers always carry their numeral 1–4, on both Taiwan and HK sets.
     draw.text((FACE_W - 22, 8), str(index % 4 + 1), font=_font(style.font, 26), fill=_ink(BLUE, style, rng))
+
+
+def _draw_plant_flower(draw: ImageDraw.ImageDraw, index: int, style: FaceStyle, rng: random.Random) -> None:
+    """A flower as real sets draw it: its plant large, its character and its numeral 1–4.
+
+    Hong Kong sets write both small in the top corners, seasons in red and plants in blue, and give
+    the face to the drawing; Taiwan sets write the character large above a smaller drawing.
+    """
+    season = index < 4
+    glyph_ink = _ink(RED if season else BLUE, style, rng)
+    if style.hk_corners:
+        _PLANTS[index if index >= 4 else 0](draw, (FACE_W / 2, FACE_H / 2 + 14), 1.0, style, rng)
+        draw.text((8, 4), str(index % 4 + 1), font=_font(style.font, 26), fill=glyph_ink)
+        _text(draw, (FACE_W - 24, 22), FLOWER_GLYPHS[index], 30, glyph_ink, style.font)
+        return
+    _PLANTS[index if index >= 4 else 0](draw, (FACE_W / 2 + 6, FACE_H / 2 + 30), 0.7, style, rng)
+    _text(draw, (FACE_W / 2 - 4, 46), FLOWER_GLYPHS[index], 44, _ink(RED if season else GREEN, style, rng), style.font)
+    # Flowers always carry their numeral 1–4, on both Taiwan and HK sets.
+    draw.text((FACE_W - 22, 8), str(index % 4 + 1), font=_font(style.font, 26), fill=_ink(BLUE, style, rng))
+
+
+Point = tuple[float, float]
+
+
+def _curve(start: Point, bend: Point, end: Point, steps: int = 12) -> list[Point]:
+    """A quadratic Bézier curve through ``bend``'s pull: leaves, stems and vines."""
+    t = np.linspace(0, 1, steps)[:, None]
+    points = (1 - t) ** 2 * np.array(start) + 2 * (1 - t) * t * np.array(bend) + t**2 * np.array(end)
+    return [(float(x), float(y)) for x, y in points]
+
+
+def _blossom(draw: ImageDraw.ImageDraw, centre: Point, radius: float, petals: int, colour, heart) -> None:
+    """Round petals around a heart: plum blossoms and the seasons' flowers."""
+    cx, cy = centre
+    for k in range(petals):
+        angle = k * 2 * np.pi / petals
+        px, py = cx + np.cos(angle) * radius * 0.75, cy + np.sin(angle) * radius * 0.75
+        draw.ellipse([px - radius * 0.55, py - radius * 0.55, px + radius * 0.55, py + radius * 0.55], outline=colour, width=3)
+    draw.ellipse([cx - radius * 0.3, cy - radius * 0.3, cx + radius * 0.3, cy + radius * 0.3], fill=heart)
+
+
+def _draw_blossoms(draw: ImageDraw.ImageDraw, centre: Point, scale: float, style: FaceStyle, rng: random.Random) -> None:
+    """Seasons and 梅: red five-petal blossoms on a curling green stem with leaves."""
+    cx, cy = centre
+    green, red = _ink(GREEN, style, rng), _ink(RED, style, rng)
+    s = 40 * scale
+    draw.line(_curve((cx, cy + s * 1.3), (cx - s * 0.9, cy + s * 0.2), (cx, cy - s * 0.9)), fill=green, width=3)
+    for side in (-1, 1):
+        draw.line(
+            _curve((cx, cy + s * 0.6), (cx + side * s * 1.1, cy + s * 0.9), (cx + side * s * 0.9, cy + s * 0.1)),
+            fill=green,
+            width=3,
+        )
+    _blossom(draw, (cx, cy + s * 0.1), s * 0.5, 5, red, _ink((230, 150, 40), style, rng))
+    _blossom(draw, (cx + rng.uniform(-0.2, 0.2) * s, cy - s * 0.9), s * 0.3, 5, red, red)
+
+
+def _draw_orchid(draw: ImageDraw.ImageDraw, centre: Point, scale: float, style: FaceStyle, rng: random.Random) -> None:
+    """蘭: long thin leaves fanning out from the foot, and a small bud."""
+    cx, cy = centre
+    green = _ink(GREEN, style, rng)
+    s = 44 * scale
+    foot = (cx, cy + s * 1.1)
+    for lean in (-1.0, -0.5, 0.1, 0.6, 1.0):
+        tip = (cx + lean * s * 1.0, cy - s * (1.1 - abs(lean) * 0.4))
+        draw.line(_curve(foot, (cx + lean * s * 0.2, cy), tip), fill=green, width=3)
+    bud = (cx + s * 0.35, cy - s * 0.5)
+    draw.ellipse([bud[0] - 6, bud[1] - 9, bud[0] + 6, bud[1] + 9], fill=_ink(rng.choice([RED, BLUE]), style, rng))
+
+
+def _draw_chrysanthemum(draw: ImageDraw.ImageDraw, centre: Point, scale: float, style: FaceStyle, rng: random.Random) -> None:
+    """菊: a round head of many narrow petals above jagged leaves."""
+    cx, cy = centre
+    green, petal = _ink(GREEN, style, rng), _ink(rng.choice([RED, (220, 120, 40)]), style, rng)
+    s = 40 * scale
+    head = (cx, cy - s * 0.25)
+    draw.line([(cx, cy + s * 1.2), head], fill=green, width=3)
+    for side in (-1, 1):
+        draw.line(
+            _curve((cx, cy + s * 0.7), (cx + side * s * 0.5, cy + s * 0.2), (cx + side * s * 1.0, cy + s * 0.5)),
+            fill=green,
+            width=4,
+        )
+    for k in range(16):
+        angle = k * 2 * np.pi / 16
+        end = (head[0] + np.cos(angle) * s * 0.6, head[1] + np.sin(angle) * s * 0.6)
+        draw.line([head, end], fill=petal, width=3)
+    draw.ellipse([head[0] - s * 0.15, head[1] - s * 0.15, head[0] + s * 0.15, head[1] + s * 0.15], fill=petal)
+
+
+def _draw_bamboo(draw: ImageDraw.ImageDraw, centre: Point, scale: float, style: FaceStyle, rng: random.Random) -> None:
+    """竹: upright stalks with joints, and fans of lance leaves."""
+    cx, cy = centre
+    stalk, leaf = _ink(rng.choice([BLUE, GREEN]), style, rng), _ink(GREEN, style, rng)
+    s = 44 * scale
+    for offset in (-0.4, 0.0, 0.4):
+        x = cx + offset * s
+        draw.line([(x, cy + s * 1.1), (x, cy - s * 1.0)], fill=stalk, width=4)
+        for joint in (-0.5, 0.1, 0.7):
+            draw.line([(x - 4, cy + joint * s), (x + 4, cy + joint * s)], fill=style.face_rgb, width=2)
+    for base, side in (((cx - 0.4 * s, cy - 0.5 * s), -1), ((cx + 0.4 * s, cy - 0.2 * s), 1)):
+        for rise in (-0.4, 0.0, 0.4):
+            tip = (base[0] + side * s * 0.6, base[1] + rise * s * 0.6)
+            draw.line(_curve(base, ((base[0] + tip[0]) / 2, base[1] - s * 0.2), tip), fill=leaf, width=3)
+
+
+# The drawing of each flower: the seasons share the blossoms (as most sets draw them), the four
+# plants have their own.
+_PLANTS = {0: _draw_blossoms, 4: _draw_blossoms, 5: _draw_orchid, 6: _draw_chrysanthemum, 7: _draw_bamboo}
 
 
 def _draw_honour(draw: ImageDraw.ImageDraw, code: str, style: FaceStyle, rng: random.Random) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -328,10 +328,12 @@ def _distort(photo: np.ndarray, id_map: np.ndarray, rng: random.Random) -> tuple
     return photo, id_map
 
 
-def render_scene(seed: int, framing: str = "random") -> Scene:
-    """One photographed table scene, reproducible from ``seed`` (framings: see ``_camera``)."""
+def render_scene(seed: int, framing: str = "random", plant_flowers: bool = False) -> Scene:
+    """One photographed table scene, reproducible from ``seed`` (framings: see ``_camera``);
+    ``plant_flowers`` draws the flowers as real sets do (``FaceStyle.plant_flowers``): a scene of its
+    own, since those drawings take other random draws."""
     rng = random.Random(seed)
-    style = FaceStyle.random(rng)
+    style = replace(FaceStyle.random(rng), plant_flowers=plant_flowers)
     canvas = _Canvas(rng)
     tile_w = rng.uniform(62, 84)
     layout = random_winning_layout(rng)

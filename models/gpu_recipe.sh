@@ -11,7 +11,7 @@
 # would throw away the trained biases.
 # Knobs (env): DEVICE (0), ARCH (models/taicam-tiles.onnx: fine-tune the shipped detector), LR0 (0.0005),
 # N_SYNTH (2000), N_REAL (1600), REAL_REPEAT (1: times the real photos are listed), PROCS (16), HOURS (0.1),
-# IMGSZ (640), BATCH (64), WORKERS (16), OUT_DIR.
+# IMGSZ (640), BATCH (64), WORKERS (16), PLANT_FLOWERS (0; 1: renders draw each flower's own plant), OUT_DIR.
 set -uo pipefail
 DEVICE=${DEVICE:-0}; ARCH=${ARCH:-models/taicam-tiles.onnx}; LR0=${LR0:-0.0005}
 N_SYNTH=${N_SYNTH:-2000}; N_REAL=${N_REAL:-1600}; REAL_REPEAT=${REAL_REPEAT:-1}; PROCS=${PROCS:-16}; HOURS=${HOURS:-0.1}; IMGSZ=${IMGSZ:-640}
@@ -25,7 +25,8 @@ fi
 ln -sfn "$PWD/datasets" "$WORK/pkgs/taicam_datasets"
 export PYTHONPATH="$PWD:$WORK/pkgs:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 TAICAM_FONTS="${TAICAM_FONTS:-$PWD/.fonts}"
 start=$(date +%s)
-python3 -m taicam data synth --out "$WORK/synth" --n "$N_SYNTH" --seed 1 --workers "$WORKERS" --framing random 2>&1 | tail -1
+plants=(); [ "${PLANT_FLOWERS:-0}" = 1 ] && plants=(--plant-flowers)
+python3 -m taicam data synth --out "$WORK/synth" --n "$N_SYNTH" --seed 1 --workers "$WORKERS" --framing random "${plants[@]}" 2>&1 | tail -1
 echo "synth done in $(( $(date +%s) - start )) s"
 per=$(( (N_REAL + PROCS - 1) / PROCS )); real=(); checks=()
 for i in $(seq 0 $(( PROCS - 1 ))); do

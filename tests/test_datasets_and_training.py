@@ -112,3 +112,31 @@ def test_the_shipped_detector_rebuilt_for_fine_tuning_gives_its_own_output(tmp_p
         warmup_epochs=0,
     )
     assert TileDetector(train(config), classifier_path=None).info.names == TILE_CODES
+
+
+def test_plant_flowers_give_each_plant_its_own_drawing_and_leave_other_faces_alone():
+    import random
+    from dataclasses import replace
+
+    style = replace(FaceStyle.random(random.Random(0)), hk_corners=True)
+    plants = replace(style, plant_flowers=True)
+    art = slice(48, FACE_H)  # below the corners' numeral and character
+
+    def face(code: str, drawn_as: FaceStyle) -> np.ndarray:
+        return draw_face(code, drawn_as, random.Random(1)).astype(np.int16)
+
+    drawings = [face(code, plants)[art] for code in ("5f", "6f", "7f", "8f")]
+    for i, first in enumerate(drawings):
+        for second in drawings[i + 1 :]:
+            assert np.abs(first - second).mean() > 10  # measured 22–30: 梅, 蘭, 菊 and 竹 each drawn apart
+    assert np.array_equal(face("5m", plants), face("5m", style))
+    assert not np.array_equal(face("5f", plants), face("5f", style))
+
+
+def test_synth_draws_plant_flowers_on_request(tmp_path):
+    synthesize(tmp_path / "plants", 2, seed=2, workers=1, progress=False, plant_flowers=True)
+    assert (
+        len(list((tmp_path / "plants" / "labels" / "train").glob("*.txt")))
+        + len(list((tmp_path / "plants" / "labels" / "val").glob("*.txt")))
+        == 2
+    )

@@ -20,7 +20,10 @@ def _cmd_data_synth(args: argparse.Namespace) -> int:
     from taicam_datasets.synth import synthesize
 
     try:
-        data_yaml = synthesize(Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing)
+        data_yaml = synthesize(
+            Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing,
+            plant_flowers=args.plant_flowers,
+        )  # fmt: skip
     except FontsMissingError as error:  # a machine set up by hand, without the Makefile's fonts
         print(f"taicam data synth: {error}", file=sys.stderr)
         return 2
@@ -184,6 +187,12 @@ def _add_data(commands: argparse._SubParsersAction) -> None:
         choices=["random", "hand", "table", "mix"],
         help="camera framing: hand (a player's snap of the finished hand, the default: photos taicam can score), "
         "table (the whole table), random (training views), mix (training views, every third a snap)",
+    )
+    synth.add_argument(
+        "--plant-flowers",
+        action="store_true",
+        help="draw each flower's own plant (梅蘭菊竹), numeral and character in the corners on HK sets, "
+        "as real sets do; the shipped models were trained without it",
     )
     synth.set_defaults(handler=_cmd_data_synth)
 
