@@ -36,6 +36,11 @@ EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flow
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
 REAL_TRAINING_SEEDS = 5_000_000
 REAL_HELD_OUT_SEEDS = range(2_000_000, 2_000_060)
+BASE_CHANNELS = (32, 64, 64, 128, 128)  # at width 1: the shipped network until 2026-12-01 (1.1 MB)
+BASE_STRIDES = (2, 2, 1, 2, 1)  # a 48-px crop: 24, 12, 12, 6, 6 px
+# Widening a trained network copies its channels (``load_exported``); each copy's weights are moved
+# by this share of the layer's spread, or the copies would learn the same thing forever.
+WIDEN_NOISE = 0.02
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class ClassifierConfig:
     codes: tuple[str, ...] = TILE_CODES  # the classes it reads: every tile, or the flowers only (a flower reader)
     side: int = SIDE  # crop side in pixels
     coarsen: float = 0.0  # the share of training crops seen at a coarser resolution (``_coarsen``)
+    width: float = 1.0  # channels of every convolution, as a multiple of ``BASE_CHANNELS``
 
 
 def _only(codes: tuple[str, ...], crops: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,24 +134,15 @@ def real_scene_crops(split: str, seeds: range, rng: random.Random | None, side: 
     return np.concatenate(crops), np.concatenate(classes)
 
 
-def build_network(classes: int = len(TILE_CODES)):
-    """A plain five-conv network: cheap enough for 60 crops a frame on two cores."""
+def build_network(classes: int = len(TILE_CODES), width: float = 1.0):
+    """A plain five-conv network: cheap enough for 60 crops a frame on two cores; ``width`` scales its channels."""
     from torch import nn
 
-    def block(cin: int, cout: int, stride: int) -> list:
-        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
-
-    return nn.Sequential(
-        *block(3, 32, 2),  # 24×24
-        *block(32, 64, 2),  # 12×12
-        *block(64, 64, 1),
-        *block(64, 128, 2),  # 6×6
-        *block(128, 128, 1),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Dropout(0.2),
-        nn.Linear(128, classes),
-    )
+    channels = [round(c * width) for c in BASE_CHANNELS]
+    layers: list = []
+    for cin, cout, stride in zip([3, *channels[:-1]], channels, BASE_STRIDES, strict=True):
+        layers += [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(channels[-1], classes))
 
 
 def _augment(batch, generator):
@@ -223,9 +220,9 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     if len(crops) == 0:
         raise ValueError("no labeled boxes under images/train in the given folders")
 
-    network = build_network(len(config.codes))
+    network = build_network(len(config.codes), config.width)
     if config.init is not None:
-        load_exported(network, config.init, config.codes)
+        load_exported(network, config.init, config.codes, config.seed)
     steps_per_epoch = int(np.ceil(len(crops) * config.epoch_share / config.batch))
     optimiser = torch.optim.AdamW(network.parameters(), lr=config.lr, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, config.lr, total_steps=config.epochs * steps_per_epoch)
@@ -278,11 +275,14 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     return metrics
 
 
-def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES) -> None:
+def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES, seed: int = 0) -> None:
     """Start from an exported classifier: the export folded each batch norm into its convolution,
     so the convolutions take the folded weights and the batch norms become a bias each.
 
     A network reading fewer ``codes`` (a flower reader) takes those codes' rows of the last layer.
+    A wider network (``width`` above the export's) starts as the same function (Net2WiderNet, Chen
+    et al. 2016): each extra channel copies one of the layer's channels, and the next layer splits
+    that channel's weight among its copies; ``WIDEN_NOISE`` lets the copies part.
     """
     import onnx
     import torch
@@ -299,16 +299,33 @@ def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES) -> N
     pairs = [(m, modules[i + 1]) for i, m in enumerate(modules) if isinstance(m, torch.nn.Conv2d)]
     if len(pairs) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+    rng = np.random.default_rng(seed)
+    source = np.arange(3)  # the channel of the export each input channel copies: RGB as they are
     with torch.no_grad():
         for (conv, norm), node in zip(pairs, convs, strict=True):
-            conv.weight.copy_(torch.from_numpy(values[node.input[1]]))
+            weight, bias = values[node.input[1]], values[node.input[2]]
+            wider = _copied_channels(len(weight), conv.out_channels, rng)
+            # Each input channel's weight shared among the copies of the channel it copies.
+            weight = weight[wider][:, source] / np.bincount(source)[source][None, :, None, None]
+            added = np.arange(len(wider)) >= len(values[node.input[1]])
+            weight[added] += rng.normal(0, WIDEN_NOISE * weight.std(), weight[added].shape)
+            conv.weight.copy_(torch.from_numpy(weight.astype(np.float32)))
             norm.weight.fill_(1.0)
-            norm.bias.copy_(torch.from_numpy(values[node.input[2]]))
+            norm.bias.copy_(torch.from_numpy(bias[wider]))
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
+            source = wider
         linear = modules[-1]
-        linear.weight.copy_(torch.from_numpy(values[gemm.input[1]][rows]))
+        features = values[gemm.input[1]][rows][:, source] / np.bincount(source)[source]
+        linear.weight.copy_(torch.from_numpy(features.astype(np.float32)))
         linear.bias.copy_(torch.from_numpy(values[gemm.input[2]][rows]))
+
+
+def _copied_channels(have: int, want: int, rng: np.random.Generator) -> np.ndarray:
+    """Which of ``have`` channels each of ``want`` copies: the first ``have`` themselves, the rest at random."""
+    if want < have:
+        raise ValueError(f"a network of {want} channels cannot start from one of {have}: --width is below the export's")
+    return np.concatenate([np.arange(have), rng.integers(0, have, want - have)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,6 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--coarsen", type=float, default=0.0, help="share of training crops shrunk and blown up again (0: none)"
     )
+    parser.add_argument(
+        "--width", type=float, default=1.0, help="channels as a multiple of the base network's (wider from --init: copied)"
+    )
     parser.add_argument("--side", type=int, help=f"crop side in px (default {SIDE}; {FLOWER_READER_SIDE} with --flowers)")
     args = parser.parse_args(argv)
     codes, side = (FLOWERS, FLOWER_READER_SIDE) if args.flowers else (TILE_CODES, SIDE)
@@ -340,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
         threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
         epoch_share=args.epoch_share, codes=codes, side=side, copies=args.copies, coarsen=args.coarsen,
+        width=args.width,
     )  # fmt: skip
     train_classifier(config)
     return 0

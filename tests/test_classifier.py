@@ -333,3 +333,28 @@ def test_coarsened_crops_lose_their_fine_strokes_and_keep_their_shape():
     assert coarse.shape == batch.shape
     stripes = (coarse[:, :, :, ::2] - coarse[:, :, :, 1::2]).abs().mean(dim=(1, 2, 3))
     assert (stripes < 0.5).all()  # every crop shrunk and blown up again: the stripes blur towards grey
+
+
+def test_a_wider_network_starts_as_the_exported_one(monkeypatch):
+    torch = pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from models import train_classifier
+    from vision.classifier import BUNDLED_CLASSIFIER, to_blob
+
+    classifier = TileClassifier()
+    crops = np.random.default_rng(0).integers(0, 256, (8, classifier.side, classifier.side, 3), dtype=np.uint8)
+    exported = classifier.session.run(None, {classifier.input_name: to_blob(crops)})[0]
+
+    def logits(width: float) -> np.ndarray:
+        network = train_classifier.build_network(len(TILE_CODES), width)
+        train_classifier.load_exported(network, BUNDLED_CLASSIFIER)
+        network.eval()
+        with torch.no_grad():
+            return network(torch.from_numpy(to_blob(crops))).numpy()
+
+    monkeypatch.setattr(train_classifier, "WIDEN_NOISE", 0.0)
+    assert np.allclose(logits(1.5), exported, atol=1e-4)  # each copy's share of the next layer sums to the original
+    monkeypatch.setattr(train_classifier, "WIDEN_NOISE", 0.02)
+    moved = np.abs(logits(1.5) - exported).max()
+    assert 0 < moved < np.abs(exported).max()  # the copies part, and the readings stay close
+    with pytest.raises(ValueError, match="below the export"):
+        train_classifier.load_exported(train_classifier.build_network(len(TILE_CODES), 0.5), BUNDLED_CLASSIFIER)
