@@ -31,6 +31,13 @@ FLOWER_EXTRA_COPIES = 2
 COARSE_SIDE_SHARE = (0.25, 0.7)
 COARSE_SIZES_A_BATCH = 4
 COARSEST_SIDE = 4  # px: never fewer
+# Real sets and rooms differ in colour more than the light changes of ``_augment``: with
+# ``--recolour`` that share of the crops has its saturation, gamma and each channel's gain moved
+# within these ranges, and sensor noise of up to ``RECOLOUR_NOISE`` added.
+RECOLOUR_SATURATION = (0.5, 1.5)
+RECOLOUR_GAMMA = (0.7, 1.4)
+RECOLOUR_CHANNEL_GAIN = 0.15
+RECOLOUR_NOISE = 0.03
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -60,6 +67,7 @@ class ClassifierConfig:
     codes: tuple[str, ...] = TILE_CODES  # the classes it reads: every tile, or the flowers only (a flower reader)
     side: int = SIDE  # crop side in pixels
     coarsen: float = 0.0  # the share of training crops seen at a coarser resolution (``_coarsen``)
+    recolour: float = 0.0  # the share of training crops seen in other colours (``_recolour``)
     width: float = 1.0  # channels of every convolution, as a multiple of ``BASE_CHANNELS``
 
 
@@ -179,6 +187,24 @@ def _coarsen(batch, share: float, generator):
     return batch
 
 
+def _recolour(batch, share: float, generator):
+    """``share`` of the crops in another set's colours and another camera's noise."""
+    import torch
+
+    n = batch.shape[0]
+    chosen = torch.rand(n, 1, 1, 1, generator=generator) < share
+
+    def spread(low: float, high: float, channels: int = 1):
+        return low + (high - low) * torch.rand(n, channels, 1, 1, generator=generator)
+
+    grey = batch.mean(dim=1, keepdim=True)
+    moved = grey + (batch - grey) * spread(*RECOLOUR_SATURATION)
+    moved = moved.clamp(0, 1) ** spread(*RECOLOUR_GAMMA)
+    moved = moved * spread(1 - RECOLOUR_CHANNEL_GAIN, 1 + RECOLOUR_CHANNEL_GAIN, 3)
+    noise = torch.randn(batch.shape, generator=generator) * spread(0, RECOLOUR_NOISE)
+    return torch.where(chosen, (moved + noise).clamp(0, 1), batch)
+
+
 def _accuracy(network, crops: np.ndarray, classes: np.ndarray) -> float:
     import torch
 
@@ -249,6 +275,8 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
             batch = _augment(torch.from_numpy(to_blob(crops[chosen])), generator)
             if config.coarsen:
                 batch = _coarsen(batch, config.coarsen, generator)
+            if config.recolour:
+                batch = _recolour(batch, config.recolour, generator)
             loss = torch.nn.functional.cross_entropy(
                 network(batch), torch.from_numpy(classes[chosen]), weight=weights, label_smoothing=0.05
             )
@@ -350,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
         "--coarsen", type=float, default=0.0, help="share of training crops shrunk and blown up again (0: none)"
     )
     parser.add_argument(
+        "--recolour", type=float, default=0.0, help="share of training crops seen in other colours and noise (0: none)"
+    )
+    parser.add_argument(
         "--width", type=float, default=1.0, help="channels as a multiple of the base network's (wider from --init: copied)"
     )
     parser.add_argument("--side", type=int, help=f"crop side in px (default {SIDE}; {FLOWER_READER_SIDE} with --flowers)")
@@ -360,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
         threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
         epoch_share=args.epoch_share, codes=codes, side=side, copies=args.copies, coarsen=args.coarsen,
-        width=args.width,
+        recolour=args.recolour, width=args.width,
     )  # fmt: skip
     train_classifier(config)
     return 0

@@ -358,3 +358,17 @@ def test_a_wider_network_starts_as_the_exported_one(monkeypatch):
     assert 0 < moved < np.abs(exported).max()  # the copies part, and the readings stay close
     with pytest.raises(ValueError, match="below the export"):
         train_classifier.load_exported(train_classifier.build_network(len(TILE_CODES), 0.5), BUNDLED_CLASSIFIER)
+
+
+def test_recoloured_crops_stay_crops_and_only_the_chosen_share_moves():
+    torch = pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from models.train_classifier import _recolour
+
+    generator = torch.Generator().manual_seed(0)
+    batch = torch.rand(64, 3, 32, 32, generator=generator)
+    assert torch.equal(_recolour(batch.clone(), 0.0, generator), batch)
+    moved = _recolour(batch.clone(), 1.0, generator)
+    assert moved.shape == batch.shape and moved.min() >= 0 and moved.max() <= 1
+    assert ((moved - batch).abs().amax(dim=(1, 2, 3)) > 0.01).all()  # every crop in other colours
+    half = (_recolour(batch.clone(), 0.5, generator) != batch).flatten(1).any(dim=1).float().mean()
+    assert 0.25 < half < 0.75
