@@ -332,11 +332,11 @@ def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES, seed
     with torch.no_grad():
         for (conv, norm), node in zip(pairs, convs, strict=True):
             weight, bias = values[node.input[1]], values[node.input[2]]
-            wider = _copied_channels(len(weight), conv.out_channels, rng)
+            exported = len(weight)
+            wider = _copied_channels(exported, conv.out_channels, rng)  # the copies come after the originals
             # Each input channel's weight shared among the copies of the channel it copies.
             weight = weight[wider][:, source] / np.bincount(source)[source][None, :, None, None]
-            added = np.arange(len(wider)) >= len(values[node.input[1]])
-            weight[added] += rng.normal(0, WIDEN_NOISE * weight.std(), weight[added].shape)
+            weight[exported:] += rng.normal(0, WIDEN_NOISE * weight.std(), weight[exported:].shape)
             conv.weight.copy_(torch.from_numpy(weight.astype(np.float32)))
             norm.weight.fill_(1.0)
             norm.bias.copy_(torch.from_numpy(bias[wider]))
