@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -54,7 +55,9 @@ def synthesize(
     jobs = [(out, seed * 1_000_000 + i, framing, plant_flowers) for i in range(n)]
     workers = workers or os.cpu_count() or 1
     layouts = []
-    with ProcessPoolExecutor(workers) as pool:
+    # Spawned, not forked: a worker forked from a process with other threads (onnxruntime, a server,
+    # the test run) can inherit a lock another thread held, and hang on it for good.
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         for layout in tqdm(pool.map(_write_one, jobs, chunksize=8), total=n, disable=not progress, desc="synth"):
             layouts.append(layout)
     atomic_write(out / "layouts.jsonl", "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in layouts), SHARED)
