@@ -11,7 +11,6 @@ import ast
 import json
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -21,8 +20,8 @@ from taicam_datasets.layout import list_images, read_labels
 from scoring.tiles import FLOWERS, TILE_CODES
 from vision.classifier import CROP_MARGIN, crop_tiles
 
-SIDE = 48
-FLOWER_READER_SIDE = 96  # px: a flower's numeral and character, a sixth of the face: 64 read better than 48, 96 than 64
+from .classifier_config import SIDE, ClassifierConfig
+
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
 # A real tile's face often reaches the classifier from few pixels (a far camera, a small crop blown
@@ -48,27 +47,6 @@ BASE_STRIDES = (2, 2, 1, 2, 1)  # a 48-px crop: 24, 12, 12, 6, 6 px
 # Widening a trained network copies its channels (``load_exported``); each copy's weights are moved
 # by this share of the layer's spread, or the copies would learn the same thing forever.
 WIDEN_NOISE = 0.02
-
-
-@dataclass(frozen=True)
-class ClassifierConfig:
-    data: tuple[Path, ...]  # YOLO-layout folders; their images/train give training crops
-    val: tuple[Path, ...]  # folders whose images/val give the held-out crops
-    out: Path
-    epochs: int = 24
-    batch: int = 256
-    copies: int = 1  # jittered crops per training box
-    seed: int = 0
-    threads: int = 2
-    real_scenes: int = 0  # scenes laid out from real-hk-v4 train crops (taicam_datasets.real_scenes) to add
-    init: Path | None = None  # an exported classifier to fine-tune instead of starting from scratch
-    lr: float = 3e-3  # the one-cycle peak; a fine-tune wants less
-    epoch_share: float = 1.0  # the share of the crops each epoch draws: short epochs keep the best one close
-    codes: tuple[str, ...] = TILE_CODES  # the classes it reads: every tile, or the flowers only (a flower reader)
-    side: int = SIDE  # crop side in pixels
-    coarsen: float = 0.0  # the share of training crops seen at a coarser resolution (``_coarsen``)
-    recolour: float = 0.0  # the share of training crops seen in other colours (``_recolour``)
-    width: float = 1.0  # channels of every convolution, as a multiple of ``BASE_CHANNELS``
 
 
 def _only(codes: tuple[str, ...], crops: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -356,47 +334,6 @@ def _copied_channels(have: int, want: int, rng: np.random.Generator) -> np.ndarr
     return np.concatenate([np.arange(have), rng.integers(0, have, want - have)])
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m models.train_classifier``: ``taicam train-classifier`` with fine-tuning options."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="train or fine-tune the crop classifier, or with --flowers the flower reader")
-    parser.add_argument("--data", nargs="+", type=Path, required=True, help="YOLO-layout folders (images/train)")
-    parser.add_argument("--val", nargs="+", type=Path, help="YOLO-layout folders (images/val; default --data)")
-    parser.add_argument("--out", type=Path, default=Path("runs/classifier"))
-    parser.add_argument("--epochs", type=int, default=24)
-    parser.add_argument("--real-scenes", type=int, default=0, help="real-tile scenes from real-hk-v4 train crops to add")
-    parser.add_argument("--init", type=Path, help="an exported classifier (ONNX) to fine-tune")
-    parser.add_argument("--lr", type=float, default=3e-3)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--epoch-share", type=float, default=1.0, help="share of the crops each epoch draws")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--copies", type=int, default=1, help="jittered crops of each --data box (flowers: 2 more)")
-    flowers_help = f"train the flower reader: the eight flowers only, {FLOWER_READER_SIDE} px crops (--init gives its start)"
-    parser.add_argument("--flowers", action="store_true", help=flowers_help)
-    parser.add_argument(
-        "--coarsen", type=float, default=0.0, help="share of training crops shrunk and blown up again (0: none)"
-    )
-    parser.add_argument(
-        "--recolour", type=float, default=0.0, help="share of training crops seen in other colours and noise (0: none)"
-    )
-    parser.add_argument(
-        "--width", type=float, default=1.0, help="channels as a multiple of the base network's (wider from --init: copied)"
-    )
-    parser.add_argument("--side", type=int, help=f"crop side in px (default {SIDE}; {FLOWER_READER_SIDE} with --flowers)")
-    args = parser.parse_args(argv)
-    codes, side = (FLOWERS, FLOWER_READER_SIDE) if args.flowers else (TILE_CODES, SIDE)
-    side = args.side or side
-    config = ClassifierConfig(
-        tuple(args.data), tuple(args.val or args.data), args.out, epochs=args.epochs, seed=args.seed,
-        threads=args.threads, real_scenes=args.real_scenes, init=args.init, lr=args.lr,
-        epoch_share=args.epoch_share, codes=codes, side=side, copies=args.copies, coarsen=args.coarsen,
-        recolour=args.recolour, width=args.width,
-    )  # fmt: skip
-    train_classifier(config)
-    return 0
-
-
 def export_onnx(network, path: Path, codes: tuple[str, ...] = TILE_CODES, side: int = SIDE) -> Path:
     """ONNX with a dynamic batch, and the class list and crop side in its metadata."""
     import onnx
@@ -414,7 +351,3 @@ def export_onnx(network, path: Path, codes: tuple[str, ...] = TILE_CODES, side: 
         entry.key, entry.value = key, value
     onnx.save(model, str(path))
     return path
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -60,6 +60,21 @@ def amount(text: str) -> float:
     return value
 
 
+def positive_amount(text: str) -> float:
+    value = amount(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not above 0")
+    return value
+
+
+def portion(text: str) -> float:
+    """A share above 0, at most 1."""
+    value = positive_amount(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not above 0 and at most 1")
+    return value
+
+
 def fraction(text: str) -> float:
     value = amount(text)
     if value > 1:
@@ -82,6 +97,12 @@ def yolo_folder(text: str) -> str:
     if not (Path(text) / "images").is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is not a YOLO-layout folder (no images/ in it)")
     return text
+
+
+def existing_file(text: str) -> Path:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file")
+    return Path(text)
 
 
 def correction(text: str) -> tuple[int, str]:

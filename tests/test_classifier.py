@@ -10,7 +10,7 @@ import pytest
 from taicam_datasets.layout import list_images, read_labels
 from taicam_datasets.scenes import render_scene
 
-from models.train_classifier import FLOWER_READER_SIDE
+from models.classifier_config import FLOWER_READER_SIDE
 from scoring.tiles import FLOWERS, TILE_CODES
 from tests.conftest import REAL_VAL
 from vision.classifier import (
@@ -217,6 +217,35 @@ def test_classifier_tells_plum_from_chrysanthemum_on_rendered_hands(detector):
                 right += int(detector.classifier.probabilities(scene.image, box)[0].argmax() == cls)
     # The figure lives in this docstring; two misses allowed, half of what the detector alone makes.
     assert total >= 10 and right >= total - 2
+
+
+def test_train_classifier_flags_are_the_config_fields(tmp_path):
+    from dataclasses import fields
+
+    from models.classifier_config import CLASSIFIER_OPTIONS, ClassifierConfig
+    from taicam import cli
+    from taicam.commands.training import classifier_config
+
+    data = tmp_path / "data"
+    (data / "images").mkdir(parents=True)
+    parser = cli.build_parser()
+
+    def config(*flags: str) -> ClassifierConfig:
+        return classifier_config(parser.parse_args(["train-classifier", "--data", str(data), *flags]), (data,), (data,))
+
+    out = Path("runs/classifier")
+    assert config() == ClassifierConfig((data,), (data,), out)  # every default is the config's own
+    assert config("--side", "64", "--epoch-share", "0.5", "--width", "1.5", "--lr", "1e-3") == ClassifierConfig(
+        (data,), (data,), out, side=64, epoch_share=0.5, width=1.5, lr=1e-3
+    )
+    flowers = config("--flowers", "--init", str(BUNDLED_CLASSIFIER), "--real-scenes", "20", "--coarsen", "0.3")
+    assert flowers == ClassifierConfig(
+        (data,), (data,), out, codes=FLOWERS, side=FLOWER_READER_SIDE, init=BUNDLED_CLASSIFIER, real_scenes=20, coarsen=0.3
+    )
+    assert config("--flowers", "--side", "80").side == 80
+    # A field added to the config without a flag would be out of reach of the command.
+    not_flags = {"data", "val", "out", "codes"}  # --data, --val and --out have their own checks; --flowers sets codes
+    assert {spec.name for spec in CLASSIFIER_OPTIONS} == {spec.name for spec in fields(ClassifierConfig)} - not_flags
 
 
 @pytest.mark.slow

@@ -309,6 +309,35 @@ def test_train_takes_the_store_directly_and_runs_one_epoch_on_cpu(tmp_path, caps
 
 
 @pytest.mark.slow
+def test_train_classifier_takes_the_store_directly_and_runs_one_epoch_on_cpu(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from taicam.cli import main
+    from vision.classifier import TileClassifier
+
+    store = _store_of_kept_photos(tmp_path)
+    run = tmp_path / "run"
+    argv = ["train-classifier", "--data", str(store.root), "--out", str(run), "--epochs", "1", "--threads", "1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "3 train and 2 val photos" in out  # the unchecked sixth photo stays out
+    metrics = json.loads(out.strip().splitlines()[-1])
+    assert metrics["training_crops"] > 20 and 0 <= metrics["best_mean_val_accuracy"] <= 1
+    assert "held out: store-store " in out  # the store's val photos are the held-out crops
+    assert TileClassifier(run / "taicam-tile-classifier.onnx").side == 48
+
+
+def test_train_classifier_on_a_store_with_no_vouched_photo_is_one_line_and_exit_2(tmp_path, capsys):
+    from taicam.cli import main
+
+    store = LabelStore(tmp_path / "store")
+    store.add_image(photo(17), "table_001.jpg", boxes=[Box("1m", 0, 0, 30, 40, "model", 0.5)])
+    assert main(["train-classifier", "--data", str(store.root), "--out", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("taicam train-classifier:") and "no checked, corrected or confirmed photo" in error
+    assert "\n" not in error
+
+
+@pytest.mark.slow
 def test_eval_compare_prints_a_row_per_model_and_their_difference(tmp_path, capsys):
     from taicam_datasets.synth import synthesize
 

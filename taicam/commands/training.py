@@ -12,7 +12,18 @@ from pathlib import Path
 from scoring.errors import ErrorCode, TaicamError
 from vision.defaults import DEFAULT_CONF
 
-from ..common import add_model_flags, amount, fraction, load_detector, positive_number, whole_number, yolo_folder
+from ..common import (
+    add_model_flags,
+    amount,
+    existing_file,
+    fraction,
+    load_detector,
+    portion,
+    positive_amount,
+    positive_number,
+    whole_number,
+    yolo_folder,
+)  # fmt: skip
 
 
 def _cmd_data_synth(args: argparse.Namespace) -> int:
@@ -110,16 +121,27 @@ def _training_folders(args: argparse.Namespace, work: Path) -> tuple[tuple[Path,
 
 
 def _cmd_train_classifier(args: argparse.Namespace) -> int:
-    from models.train_classifier import ClassifierConfig, train_classifier
+    from models.train_classifier import train_classifier
 
-    data = tuple(Path(d) for d in args.data)
-    config = ClassifierConfig(
-        data=data, val=tuple(Path(v) for v in (args.val or args.data)), out=Path(args.out),
-        epochs=args.epochs, copies=args.copies, seed=args.seed,
-    )  # fmt: skip
-    metrics = train_classifier(config)
+    work = Path(args.out).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        data, val = _training_folders(args, work)
+        metrics = train_classifier(classifier_config(args, data, val))
+    except (StoreNotReady, ValueError, FileNotFoundError) as error:  # nothing to train on, or an --init that does not fit
+        print(f"taicam train-classifier: {error}", file=sys.stderr)
+        return 2
     print(json.dumps({k: v for k, v in metrics.items() if k != "history"}))
     return 0
+
+
+def classifier_config(args: argparse.Namespace, data: tuple[Path, ...], val: tuple[Path, ...]):
+    """The ``ClassifierConfig`` the flags describe; a flag left out keeps the config's default."""
+    from models.classifier_config import CLASSIFIER_OPTIONS, ClassifierConfig
+
+    values = {spec.name: getattr(args, spec.name) for spec in CLASSIFIER_OPTIONS if hasattr(args, spec.name)}
+    build = ClassifierConfig.flower_reader if args.flowers else ClassifierConfig
+    return build(data=data, val=val, out=Path(args.out), **values)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -231,20 +253,41 @@ def _add_train(commands: argparse._SubParsersAction) -> None:
     train.set_defaults(handler=_cmd_train)
 
 
+# The check each kind of ``ClassifierConfig`` option gets on the command line.
+OPTION_CHECKS = {
+    "count": (positive_number, "N"), "whole": (whole_number, "N"), "seed": (int, "N"), "amount": (positive_amount, "X"),
+    "portion": (portion, "SHARE"), "share": (fraction, "SHARE"), "file": (existing_file, "PATH"),
+}  # fmt: skip
+
+
 def _add_train_classifier(commands: argparse._SubParsersAction) -> None:
+    from models.classifier_config import CLASSIFIER_OPTIONS, FLOWER_READER_SIDE
+
     classifier = commands.add_parser(
-        "train-classifier", help="train the crop classifier that re-reads each tile (needs the 'train' extra)"
+        "train-classifier",
+        help="train the crop classifier that re-reads each tile, or the flower reader (needs the 'train' extra)",
     )
     classifier.add_argument(
-        "--data", nargs="+", type=yolo_folder, required=True, help="YOLO-layout folders to train on (images/train)"
-    )
+        "--data", nargs="+", type=yolo_folder, required=True,
+        help="YOLO-layout folders or label stores (taicam label --data) to train on (their train split)",
+    )  # fmt: skip
     classifier.add_argument(
-        "--val", nargs="+", type=yolo_folder, help="YOLO-layout folders to validate on (images/val; default --data)"
-    )
+        "--val", nargs="+", type=yolo_folder,
+        help="YOLO-layout folders or label stores to validate on (their val split; default --data)",
+    )  # fmt: skip
     classifier.add_argument("--out", default="runs/classifier", help="work folder; the ONNX lands here")
-    classifier.add_argument("--epochs", type=positive_number, default=24)
-    classifier.add_argument("--copies", type=positive_number, default=1, help="jittered crops per labeled box (default 1)")
-    classifier.add_argument("--seed", type=int, default=0)
+    classifier.add_argument(
+        "--flowers", action="store_true",
+        help=f"train the flower reader: the eight flowers only, at {FLOWER_READER_SIDE} px unless --side"
+        " (--init the shipped classifier to start from its flower rows)",
+    )  # fmt: skip
+    for spec in CLASSIFIER_OPTIONS:
+        check, metavar = OPTION_CHECKS[spec.metadata["kind"]]
+        default = "" if spec.default is None else f" (default {spec.default})"
+        classifier.add_argument(
+            f"--{spec.name.replace('_', '-')}", dest=spec.name, type=check, metavar=metavar,
+            default=argparse.SUPPRESS, help=spec.metadata["help"] + default,
+        )  # fmt: skip
     classifier.set_defaults(handler=_cmd_train_classifier)
 
 
