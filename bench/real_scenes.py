@@ -6,6 +6,9 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 (``score_photo``: recognise, repair, score). Figures:
 
 - ``exact_hands``: concealed tiles, melds, flowers and winning tile all right;
+- ``score_right``: the 台 total ``taicam score`` gives is the laid-out hand's (the default context:
+  won on a discard, east round and seat). A misread tile can leave the total as it is (a flower
+  that is not the seat's, one chow for another), so more hands score right than read right;
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
@@ -29,8 +32,9 @@ import numpy as np
 from taicam_datasets.real_scenes import REAL_HK, CropBank, RealScene, real_scene
 
 from models.evaluate import match, same_hand
+from scoring.api import score_hand
 from scoring.tiles import TILE_CODES, is_flower
-from taicam.pipeline import DEFAULT_CONF, ScoreRequest, score_photo
+from taicam.pipeline import DEFAULT_CONF, PhotoScore, ScoreRequest, score_photo
 from vision.detector import DEFAULT_IOU, TileDetector
 from vision.photo import detect_and_read, read_row_gaps
 
@@ -42,6 +46,7 @@ CHECK_SEEDS = range(1000, 1060)
 class RealSceneTally:
     scenes: int = 0
     exact: int = 0
+    score_right: int = 0
     tiles: int = 0
     found: int = 0
     right_code: int = 0
@@ -50,10 +55,12 @@ class RealSceneTally:
     flowers_right: int = 0
     misses: list[int] = field(default_factory=list)  # seeds read wrong
 
-    def add(self, scene: RealScene, reading: dict, detections) -> None:
+    def add(self, scene: RealScene, scored: PhotoScore) -> None:
         self.scenes += 1
-        right = same_hand(reading, scene.scene.layout)
+        right = same_hand(scored.to_json()["hand"], scene.scene.layout)
         self.exact += right
+        self.score_right += scored.result is not None and scored.result.total == laid_out_total(scene)
+        detections = scored.detections
         if not right:
             self.misses.append(scene.seed)
         own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
@@ -72,6 +79,7 @@ class RealSceneTally:
         flowers = sum(self.flowers.values())
         return {
             "exact_hands": f"{self.exact} of {self.scenes}",
+            "score_right": f"{self.score_right} of {self.scenes}",
             "tile_recall": round(self.found / max(self.tiles, 1), 4),
             "flower_recall": round(sum(self.flowers_found.values()) / max(flowers, 1), 4),
             "class_accuracy": round(self.right_code / max(self.found, 1), 4),
@@ -81,18 +89,22 @@ class RealSceneTally:
         }
 
 
-def read_scene(detector: TileDetector, scene: RealScene, conf: float | None = None) -> tuple[dict, object]:
-    """The hand ``taicam score`` reads from the scene's photo, and the detections it read it from."""
-    scored = score_photo(detector, scene.scene.image, ScoreRequest(), DEFAULT_CONF if conf is None else conf)
-    return scored.to_json()["hand"], scored.detections
+def read_scene(detector: TileDetector, scene: RealScene, conf: float | None = None) -> PhotoScore:
+    """What ``taicam score`` reads from the scene's photo: the hand, its score and the detections."""
+    return score_photo(detector, scene.scene.image, ScoreRequest(), DEFAULT_CONF if conf is None else conf)
+
+
+def laid_out_total(scene: RealScene) -> int:
+    """The 台 of the hand the scene lays out, in the context ``read_scene`` asks for."""
+    tiles = {key: scene.scene.layout[key] for key in ("concealed", "melds", "flowers", "winning_tile")}
+    return score_hand({"preset": ScoreRequest().preset, **tiles})["total"]
 
 
 def tally(detector: TileDetector, bank: CropBank, seeds: range, conf: float | None = None) -> RealSceneTally:
     counts = RealSceneTally()
     for seed in seeds:
         scene = real_scene(bank, seed)
-        hand, detections = read_scene(detector, scene, conf)
-        counts.add(scene, hand, detections)
+        counts.add(scene, read_scene(detector, scene, conf))
     return counts
 
 

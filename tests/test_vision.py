@@ -148,6 +148,28 @@ def test_grouping_reports_what_it_cannot_decide():
     assert group_tiles(Detections.empty()).warnings == [Notice(notices.NO_TILES)]
 
 
+def _hand_and_row_below(below: list[str], slots: list[int]) -> Detections:
+    """The clean hand row of ``_row``, and ``below`` one row under it (100 px lower) in ``slots``."""
+    hand = _row([*HAND_ROW, "8s"], [*range(16), 17])
+    row = _row(below, slots)
+    return Detections(
+        np.concatenate([hand.xyxy, row.xyxy + np.array([0, 100, 0, 100], np.float32)]),
+        np.concatenate([hand.confidence, row.confidence]),
+        np.concatenate([hand.class_id, row.class_id]),
+    )
+
+
+def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():
+    misread = group_tiles(_hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6]))
+    assert misread.flower_strays == [17] and misread.hand_fields()["flowers"] == ["2f", "3f"]
+    assert group_tiles(_hand_and_row_below(["1s", "2f"], [4, 5])).flower_strays == [17]  # as many as the flowers
+    # Not when the tile lies apart from the flowers, is outnumbered by other tiles, or forms a meld.
+    assert group_tiles(_hand_and_row_below(["1s", "2f", "3f"], [2, 5, 6])).flower_strays == []
+    assert group_tiles(_hand_and_row_below(["1s", "9m", "2f"], [4, 5, 6])).flower_strays == []
+    pung = group_tiles(_hand_and_row_below(["1z", "1z", "1z", "2f"], [3, 4, 5, 6]))
+    assert pung.flower_strays == [] and {"kind": "pung", "tiles": ["1z"] * 3} in pung.hand_fields()["melds"]
+
+
 @pytest.mark.parametrize(
     ("codes", "kind"),
     [
@@ -587,6 +609,52 @@ def test_repair_uses_the_second_reading_and_says_so():
     assert "read 9s as 8s (the model's choice no. 2" in result["warnings"][0]["message"]
     corrected = ScoreRequest(corrections={16: "9s"})
     assert repair(recognition, corrected) is recognition  # a person's correction stays
+
+
+class _FlowerNamer:
+    """Reads every tile it is asked about as 4f, as a flower reader that finds a 4f would."""
+
+    def read_as_flowers(self, image: np.ndarray, detections: Detections, ids: list[int]) -> Detections:
+        classes = detections.class_id.copy()
+        classes[ids] = TILE_CODES.index("4f")
+        return Detections(detections.xyxy, detections.confidence, classes)
+
+
+def test_a_tile_in_the_row_of_flowers_is_read_as_a_flower_and_said_so():
+    from taicam.pipeline import Recognition, ScoreRequest, score_recognition
+    from taicam.pipeline.photo import read_flower_strays
+
+    detections = _hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6])
+    read, layout = read_flower_strays(_FlowerNamer(), np.zeros((300, 800, 3), np.uint8), detections, [17])
+    result = score_recognition(Recognition(read, layout, 0.0), ScoreRequest()).to_json()
+    assert sorted(result["hand"]["flowers"]) == ["2f", "3f", "4f"]
+    assert result["warnings"][0]["code"] == notices.READ_AS_FLOWER
+    assert result["warnings"][0]["params"] == {"tile": "4f", "old": "1s", "detections": [17]}
+    assert "read 1s as 4f because it lies in the row of flowers" in result["warnings"][0]["message"]
+
+
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+def test_the_flower_reader_names_a_real_flower_read_as_another_tile(detector):
+    import cv2
+
+    from vision.detections import FLOWER_CLASSES
+
+    path = next(
+        p for p in list_images(REAL_VAL / "images" / "val")
+        if any(c in FLOWER_CLASSES for c, *_ in read_labels(REAL_VAL / "labels" / "val" / f"{p.stem}.txt"))
+    )  # fmt: skip
+    image = cv2.imread(str(path))
+    h, w = image.shape[:2]
+    labels = read_labels(REAL_VAL / "labels" / "val" / f"{path.stem}.txt")
+    _, x, y, bw, bh = next(label for label in labels if label[0] in FLOWER_CLASSES)
+    box = np.array([[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h]], np.float32)
+    as_bird = Detections(box, np.array([0.4], np.float32), np.array([TILE_CODES.index("1s")]))
+    read = detector.read_as_flowers(image, as_bird, [0])
+    assert read.class_id[0] in FLOWER_CLASSES and read.confidence[0] == pytest.approx(0.4)  # its confidence stays
+    assert read.other_class_ids is not None and read.other_confidences is not None
+    # The bird it was read as stays among its other readings, for the whole-hand repair to go back to.
+    assert TILE_CODES.index("1s") in read.other_class_ids[0].tolist()
+    assert TileDetector(BUNDLED_MODEL, flower_reader_path=None).read_as_flowers(image, as_bird, [0]) is as_bird
 
 
 def test_repair_reaches_a_tile_s_third_reading():

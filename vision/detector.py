@@ -15,7 +15,7 @@ from scoring.tiles import TILE_CODES
 
 from .classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, FlowerReader, TileClassifier
 from .defaults import DEFAULT_CONF, DEFAULT_IOU
-from .detections import OTHER_READINGS, Detections, non_max_suppression, suppress_contained
+from .detections import FLOWER_CLASSES, OTHER_READINGS, Detections, non_max_suppression, suppress_contained
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 # The float model. INT8 beside it (models/quantize.py, ``--model models/taicam-tiles.int8.onnx``) runs
@@ -120,6 +120,28 @@ class TileDetector:
         if self.flower_reader is not None:
             detections = self.flower_reader.refine(image, detections, second_look)
         return detections
+
+    def read_as_flowers(self, image: np.ndarray, detections: Detections, ids: list[int]) -> Detections:
+        """``detections`` with the tiles ``ids`` read as flowers, the flower reader naming each; the
+        reading each had becomes its likeliest other, at its confidence. Unchanged without a reader."""
+        if self.flower_reader is None or not ids:
+            return detections
+        chosen = np.asarray(ids)
+        subset = detections[chosen]
+        others, scores = subset.padded_others(OTHER_READINGS)
+        placeholder = np.full(len(chosen), FLOWER_CLASSES[0])  # any flower: the reader names it
+        as_flowers = Detections(
+            subset.xyxy, subset.confidence, placeholder,
+            np.concatenate([subset.class_id[:, None], others], axis=1)[:, :OTHER_READINGS],
+            np.concatenate([subset.confidence[:, None], scores], axis=1)[:, :OTHER_READINGS],
+        )  # fmt: skip
+        named = self.flower_reader.refine(image, as_flowers)
+        assert named.other_class_ids is not None and named.other_confidences is not None
+        classes = detections.class_id.copy()
+        classes[chosen] = named.class_id
+        all_others, all_scores = detections.padded_others(OTHER_READINGS)
+        all_others[chosen], all_scores[chosen] = named.other_class_ids, named.other_confidences
+        return Detections(detections.xyxy, detections.confidence, classes, all_others, all_scores)
 
     def detect(
         self, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, side: int | None = None

@@ -63,6 +63,9 @@ class Layout:
     groups: list[TileGroup]
     warnings: list[Notice] = field(default_factory=list)
     winning_candidates: list[int] = field(default_factory=list)  # detection ids
+    # Tiles left over in a run of flowers, read as no flower: flowers misread, most likely
+    # (``taicam.pipeline.photo.read_flower_strays`` asks the flower reader about them).
+    flower_strays: list[int] = field(default_factory=list)  # detection ids
 
     def hand_fields(self) -> dict[str, Any]:
         """The tile fields of the hand JSON: concealed, melds, flowers, winning_tile."""
@@ -286,12 +289,13 @@ def group_tiles(detections: Detections) -> Layout:
         concealed = [i for i in concealed if codes[i] != BACK]
     if concealed:
         built.add("concealed", None, concealed)
+    strays = _strays_among_flowers(built, frame)
     background = [i for i in range(n) if i not in built.used]
     if background:
         built.add("background", None, background)
 
     _check_counts(built.groups, detections, built.warnings)
-    return Layout(built.groups, built.warnings, winning_candidates)
+    return Layout(built.groups, built.warnings, winning_candidates, strays)
 
 
 def row_gaps(detections: Detections, fewest: float, most: float) -> list[tuple[int, int]]:
@@ -322,6 +326,28 @@ def _add_flowers(built: _LayoutBuilder, frame: _HandFrame) -> None:
             dx = max(x_low - xy[i, 0], 0.0, xy[i, 0] - x_high)
             if dx <= FLOWER_REACH * frame.unit and abs(xy[i, 1] - frame.row_y) <= near:
                 built.add("flower", None, [i])
+
+
+def _strays_among_flowers(built: _LayoutBuilder, frame: _HandFrame) -> list[int]:
+    """Tiles the hand and its melds did not take that touch flowers in a run of their own, outnumbered
+    by them or as many.
+
+    Players lay their flowers out apart from the hand and the melds, so such a tile is a flower the
+    readers took for another tile (the 1s bird and a painted flower are read for each other).
+    """
+    flowers = {i for g in built.groups if g.role == "flower" for i in g.ids}
+    held_by_hand = {i for g in built.groups if g.role not in ("flower", "background") for i in g.ids}
+    strays: list[int] = []
+    for row in frame.rows:
+        if flowers.isdisjoint(row):
+            continue
+        order = sorted(row, key=lambda i: frame.xy[i, 0])
+        for segment in _segments(order, frame.xy[:, 0], frame.unit):
+            others = [i for i in segment if i not in flowers]
+            held = len(segment) - len(others)
+            if held and len(others) <= held and all(i not in held_by_hand and built.codes[i] != BACK for i in others):
+                strays += others
+    return strays
 
 
 def _split_hand_row(built: _LayoutBuilder, frame: _HandFrame) -> tuple[list[int], list[list[int]], list[list[int]]]:

@@ -12,7 +12,7 @@ from vision.grouping import group_tiles
 from vision.live import HandFollower, Signature, StableHandVoter
 
 from .contract import PhotoScore, Recognition, ScoreRequest
-from .photo import DEFAULT_CONF, repair, score_recognition
+from .photo import DEFAULT_CONF, read_flower_strays, repair, score_recognition
 
 DEFAULT_STABLE_FRAMES = 5
 
@@ -36,6 +36,7 @@ class LiveScorer:
         frames_needed: int = DEFAULT_STABLE_FRAMES,
     ):
         self.request = request or ScoreRequest()
+        self.detector = detector
         self.voter = StableHandVoter(frames_needed=frames_needed)
         self.follower = HandFollower(detector, conf)
 
@@ -43,7 +44,10 @@ class LiveScorer:
         """Recognise the frame; the scored hand too, only when it has just become stable."""
         start = time.perf_counter()
         detections = self.follower.detect(frame)
-        recognition = Recognition(detections, group_tiles(detections), (time.perf_counter() - start) * 1000)
+        layout = group_tiles(detections)
+        if layout.flower_strays:
+            detections, layout = read_flower_strays(self.detector, frame, detections, layout.flower_strays)
+        recognition = Recognition(detections, layout, (time.perf_counter() - start) * 1000)
         stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
         if stable is None:
             return recognition, None

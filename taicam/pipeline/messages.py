@@ -44,6 +44,10 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         EN: "read {old} as {tile} (the model's choice no. {rank}, {confidence}) because {old} makes no legal hand;"
         " correct it if that is wrong",
     },
+    notices.READ_AS_FLOWER: {
+        ZH: "{old}和花牌排在一起：改讀成{tile}；若不對請更正",
+        EN: "read {old} as {tile} because it lies in the row of flowers; correct it if that is wrong",
+    },
     notices.WINNING_SET_BY_CALLER: {ZH: "胡的牌由你指定：{tile}", EN: "winning tile set by the caller: {tile}"},
     notices.WINNING_CHOSEN: {
         ZH: "沒有牌被放在旁邊：選了台數最高的{tile}當胡的牌；若不是，請從其他可能中選",

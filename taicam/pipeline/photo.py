@@ -19,6 +19,7 @@ from scoring.evaluate import ScoreResult, score
 from scoring.hand import Hand, HandError, Meld, parse_hand
 from scoring.tiles import TILE_CODES
 from vision import notices
+from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, TileDetector
 from vision.grouping import Layout, TileGroup, group_tiles
 from vision.notices import Notice
@@ -62,7 +63,24 @@ def recognise(
             raise PhotoRequestError(ErrorCode.BAD_CORRECTION, f"correction {code!r} is not a tile code")
         detections = detections.with_class(index, TILE_CODES.index(code))
     layout = group_tiles(detections)
+    strays = [i for i in layout.flower_strays if i not in (corrections or {})]
+    if strays:
+        detections, layout = read_flower_strays(detector, image, detections, strays)
     return Recognition(detections, layout, (time.perf_counter() - start) * 1000)
+
+
+def read_flower_strays(
+    detector: TileDetector, image: np.ndarray, detections: Detections, strays: list[int]
+) -> tuple[Detections, Layout]:
+    """Tiles lying in the row of flowers, read as no flower (``Layout.flower_strays``), read as the
+    flowers the flower reader finds them to be, and grouped again; each change is a warning."""
+    read = detector.read_as_flowers(image, detections, strays)
+    layout = group_tiles(read)
+    for index in reversed(strays):
+        old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(read.class_id[index])]
+        if old != new:
+            layout.warnings.insert(0, Notice(notices.READ_AS_FLOWER, {"tile": new, "old": old, "detections": [index]}))
+    return read, layout
 
 
 # The errors a second reading of a tile may cure; any other (a bad option, say) it cannot.
