@@ -79,6 +79,28 @@ def test_real_tile_scenes_floor(detector):
     assert counts.exact >= 1  # measured 2 of 6 (none before)
 
 
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_detecting_every_tile_reads_the_player_s_tilted_row_level_too(detector, monkeypatch):
+    from models.evaluate import match
+    from vision import photo
+
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    scenes = [real_scene(bank, seed) for seed in (0, 3, 6, 9)]  # 1280 × 720 frames, the hand at an angle
+
+    def winner_tiles_found() -> tuple[int, int]:
+        found = tiles = 0
+        for scene in scenes:
+            own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
+            found += len(match(scene.boxes[own], photo.detect_photo(detector, scene.scene.image, focus="all")))
+            tiles += len(own)
+        return found, tiles
+
+    found, tiles = winner_tiles_found()
+    assert found / tiles >= 0.95  # measured 75 of 75
+    monkeypatch.setitem(photo.FOCUS_VIEWS, "all", ("all",))  # the view of every tile alone, as before
+    assert winner_tiles_found()[0] < found  # measured 66 of 75
+
+
 def test_benchmark_scenes_written_all_to_val_for_eval_compare(tiny_bank, tmp_path):
     """``--val-every 1`` writes the benchmark's scenes as one val split, which ``taicam eval --compare`` reads."""
     from taicam_datasets.layout import read_labels
