@@ -2,14 +2,14 @@
 
 A 12 MP phone shot letterboxed to 640 px leaves 40 px tiles about 6 px wide, too small to
 find or read. When the first pass sees small tiles, the region holding them (the player's own
-tiles when scoring, every tile when detecting) is cut from the original pixels and read again
-at a scale where each tile reaches ``TARGET_TILE_PX``. The pixels read are capped, so is the cost.
+tiles when scoring; when detecting, those and then every tile) is cut from the original pixels and
+read again at a scale where each tile reaches ``TARGET_TILE_PX``. The pixels read are capped, so is the cost.
 
 A hand photographed from the side of the table, or with the phone turned, lies at an angle;
 the axis-aligned boxes of neighbouring tilted tiles then overlap, and a box covered by its two
-neighbours looks like a duplicate reading and is dropped. So when scoring, the second pass
-also turns the player's region until the hand row runs level, with the table's centre above
-it, which is how the tiles stand in the photos the detector reads best.
+neighbours looks like a duplicate reading and is dropped. So the second pass also turns the
+player's region until the hand row runs level, with the table's centre above it, which is how
+the tiles stand in the photos the detector reads best.
 """
 
 from __future__ import annotations
