@@ -16,6 +16,10 @@ SIDE = 48
 FLOWER_READER_SIDE = 96  # px: a flower's numeral and character, a sixth of the face: 64 read better than 48, 96 than 64
 
 
+class TrainingInputError(ValueError):
+    """What a run was given cannot be trained on: no labeled boxes, an --init that does not fit, no real-hk-v4."""
+
+
 def _flag(kind: str, help: str) -> dict[str, str]:
     """The metadata of a field that is also a flag. ``kind`` names the check its value gets: count (1 or
     more), whole (0 or more), seed, amount (above 0), portion (above 0, at most 1), share (0 to 1), file."""

@@ -20,7 +20,7 @@ from taicam_datasets.layout import list_images, read_labels
 from scoring.tiles import FLOWERS, TILE_CODES
 from vision.classifier import CROP_MARGIN, crop_tiles
 
-from .classifier_config import SIDE, ClassifierConfig
+from .classifier_config import SIDE, ClassifierConfig, TrainingInputError
 
 BOX_JITTER = 0.06  # of the box size, per side: how far detector boxes stray from the labels
 FLOWER_EXTRA_COPIES = 2
@@ -212,6 +212,10 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     parts = [collect_crops(folder, "train", config.copies, rng, side) for folder in config.data]
     held_out = {folder.name: collect_crops(folder, "val", 1, rng, side) for folder in config.val}
     if config.real_scenes:
+        from taicam_datasets.real_scenes import REAL_HK
+
+        if not REAL_HK.is_dir():
+            raise TrainingInputError(f"real-tile scenes are laid out from {REAL_HK}, which is absent (set TAICAM_REAL_HK)")
         seeds = range(REAL_TRAINING_SEEDS, REAL_TRAINING_SEEDS + config.real_scenes)
         parts.append(real_scene_crops("train", seeds, rng, side))
         held_out["real_scenes_val_crops"] = real_scene_crops("val", REAL_HELD_OUT_SEEDS, None, side)
@@ -222,7 +226,7 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
     classes = np.concatenate([p[1] for p in parts])
     log(f"{len(crops)} training crops; held out: " + ", ".join(f"{k} {len(v[1])}" for k, v in held_out.items()))
     if len(crops) == 0:
-        raise ValueError("no labeled boxes under images/train in the given folders")
+        raise TrainingInputError("no labeled boxes under images/train in the given folders")
 
     network = build_network(len(config.codes), config.width)
     if config.init is not None:
@@ -294,9 +298,15 @@ def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES, seed
     import torch
     from onnx import numpy_helper
 
-    model = onnx.load(str(path))
+    try:
+        model = onnx.load(str(path))
+        names = ast.literal_eval({entry.key: entry.value for entry in model.metadata_props}["names"])
+    except Exception as error:  # protobuf's DecodeError, no names entry, an unreadable one
+        raise TrainingInputError(f"{path}: not an exported classifier ({error!r})") from error
+    missing = [code for code in codes if code not in names]
+    if missing:
+        raise TrainingInputError(f"{path} does not read {', '.join(missing)}")
     graph = model.graph
-    names = ast.literal_eval({entry.key: entry.value for entry in model.metadata_props}["names"])
     rows = [names.index(code) for code in codes]
     values = {item.name: numpy_helper.to_array(item) for item in graph.initializer}
     convs = [node for node in graph.node if node.op_type == "Conv"]
@@ -304,7 +314,7 @@ def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES, seed
     modules = list(network)
     pairs = [(m, modules[i + 1]) for i, m in enumerate(modules) if isinstance(m, torch.nn.Conv2d)]
     if len(pairs) != len(convs):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+        raise TrainingInputError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
     rng = np.random.default_rng(seed)
     source = np.arange(3)  # the channel of the export each input channel copies: RGB as they are
     with torch.no_grad():
@@ -330,7 +340,7 @@ def load_exported(network, path: Path, codes: tuple[str, ...] = TILE_CODES, seed
 def _copied_channels(have: int, want: int, rng: np.random.Generator) -> np.ndarray:
     """Which of ``have`` channels each of ``want`` copies: the first ``have`` themselves, the rest at random."""
     if want < have:
-        raise ValueError(f"a network of {want} channels cannot start from one of {have}: --width is below the export's")
+        raise TrainingInputError(f"a network of {want} channels cannot start from one of {have}: --width is below the export's")
     return np.concatenate([np.arange(have), rng.integers(0, have, want - have)])
 
 

@@ -57,6 +57,8 @@ def amount(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not value >= 0:  # also refuses nan
         raise argparse.ArgumentTypeError(f"{text!r} is below 0")
+    if value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
 
 

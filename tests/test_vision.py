@@ -614,7 +614,9 @@ def test_repair_uses_the_second_reading_and_says_so():
 class _FlowerNamer:
     """Reads every tile it is asked about as 4f, as a flower reader that finds a 4f would."""
 
-    def read_as_flowers(self, image: np.ndarray, detections: Detections, ids: list[int]) -> Detections:
+    def read_as_flowers(
+        self, image: np.ndarray, detections: Detections, ids: list[int], second_look: bool = True
+    ) -> Detections:
         classes = detections.class_id.copy()
         classes[ids] = TILE_CODES.index("4f")
         return Detections(detections.xyxy, detections.confidence, classes)
@@ -631,6 +633,28 @@ def test_a_tile_in_the_row_of_flowers_is_read_as_a_flower_and_said_so():
     assert result["warnings"][0]["code"] == notices.READ_AS_FLOWER
     assert result["warnings"][0]["params"] == {"tile": "4f", "old": "1s", "detections": [17]}
     assert "read 1s as 4f because it lies in the row of flowers" in result["warnings"][0]["message"]
+
+
+def test_repairing_another_tile_keeps_the_tile_read_as_a_flower_and_its_warning(detector):
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+    from taicam.pipeline.photo import read_flower_strays
+
+    read = _hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6])
+    read = read.with_class(16, TILE_CODES.index("9s"))  # the winner: 9s completes no 67s, 8s does
+    others = np.full((len(read), 1), TILE_CODES.index("1z"), np.int64)
+    others[16] = TILE_CODES.index("8s")
+    scores = np.full((len(read), 1), 0.05, np.float32)
+    scores[16] = 0.4
+    confidence = read.confidence.copy()
+    confidence[16] = confidence[17] = 0.5
+    read = Detections(read.xyxy, confidence, read.class_id, others, scores)
+    # The real flower reader names the tile among the flowers (from a blank photo: whichever flower).
+    flowered, layout = read_flower_strays(detector, np.zeros((300, 800, 3), np.uint8), read, [17])
+    assert TILE_CODES[int(flowered.class_id[17])].endswith("f")
+    result = score_recognition(repair(Recognition(flowered, layout, 0.0), ScoreRequest()), ScoreRequest()).to_json()
+    assert result["hand"]["winning_tile"] == "8s" and len(result["hand"]["flowers"]) == 3  # the flower stays
+    codes = [w["code"] for w in result["warnings"]]
+    assert codes.count(notices.SECOND_READING) == 1 and codes.count(notices.READ_AS_FLOWER) == 1
 
 
 @pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")

@@ -63,7 +63,7 @@ class Layout:
     groups: list[TileGroup]
     warnings: list[Notice] = field(default_factory=list)
     winning_candidates: list[int] = field(default_factory=list)  # detection ids
-    # Tiles left over in a run of flowers, read as no flower: flowers misread, most likely
+    # Tiles the hand did not take, read as no flower, in a run of flowers: flowers misread, most likely
     # (``taicam.pipeline.photo.read_flower_strays`` asks the flower reader about them).
     flower_strays: list[int] = field(default_factory=list)  # detection ids
 
@@ -329,8 +329,8 @@ def _add_flowers(built: _LayoutBuilder, frame: _HandFrame) -> None:
 
 
 def _strays_among_flowers(built: _LayoutBuilder, frame: _HandFrame) -> list[int]:
-    """Tiles the hand and its melds did not take that touch flowers in a run of their own, outnumbered
-    by them or as many.
+    """Tiles read as no flower, not taken by the hand or its melds, that touch flowers in a run of
+    their own holding as many flowers as such tiles or more.
 
     Players lay their flowers out apart from the hand and the melds, so such a tile is a flower the
     readers took for another tile (the 1s bird and a painted flower are read for each other).
@@ -343,8 +343,8 @@ def _strays_among_flowers(built: _LayoutBuilder, frame: _HandFrame) -> list[int]
             continue
         order = sorted(row, key=lambda i: frame.xy[i, 0])
         for segment in _segments(order, frame.xy[:, 0], frame.unit):
-            others = [i for i in segment if i not in flowers]
-            held = len(segment) - len(others)
+            held = sum(i in flowers for i in segment)
+            others = [i for i in segment if not is_flower(built.codes[i])]
             if held and len(others) <= held and all(i not in held_by_hand and built.codes[i] != BACK for i in others):
                 strays += others
     return strays

@@ -176,6 +176,9 @@ def detect_and_read(
     looks = [look for part in views if (look := _look_again(detector, image, first, conf, iou, part))]
     if not looks:
         return detector.reread(image, first)
+    # A later view's box counts unless an earlier view's box covers it, inside that view too: on
+    # the real-tile scenes that finds 21 more of 4,510 tiles than dropping every box inside an
+    # earlier view, for 3 more boxes that match no tile (120 against 117).
     found = looks[0][0]
     for again, _ in looks[1:]:
         found = _add_outside(found, again, iou)

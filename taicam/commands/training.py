@@ -121,6 +121,7 @@ def _training_folders(args: argparse.Namespace, work: Path) -> tuple[tuple[Path,
 
 
 def _cmd_train_classifier(args: argparse.Namespace) -> int:
+    from models.classifier_config import TrainingInputError
     from models.train_classifier import train_classifier
 
     work = Path(args.out).resolve()
@@ -128,7 +129,7 @@ def _cmd_train_classifier(args: argparse.Namespace) -> int:
     try:
         data, val = _training_folders(args, work)
         metrics = train_classifier(classifier_config(args, data, val))
-    except (StoreNotReady, ValueError, FileNotFoundError) as error:  # nothing to train on, or an --init that does not fit
+    except (StoreNotReady, TrainingInputError) as error:
         print(f"taicam train-classifier: {error}", file=sys.stderr)
         return 2
     print(json.dumps({k: v for k, v in metrics.items() if k != "history"}))

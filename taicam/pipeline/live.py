@@ -46,7 +46,7 @@ class LiveScorer:
         detections = self.follower.detect(frame)
         layout = group_tiles(detections)
         if layout.flower_strays:
-            detections, layout = read_flower_strays(self.detector, frame, detections, layout.flower_strays)
+            detections, layout = read_flower_strays(self.detector, frame, detections, layout.flower_strays, False)
         recognition = Recognition(detections, layout, (time.perf_counter() - start) * 1000)
         stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
         if stable is None:

@@ -70,11 +70,12 @@ def recognise(
 
 
 def read_flower_strays(
-    detector: TileDetector, image: np.ndarray, detections: Detections, strays: list[int]
+    detector: TileDetector, image: np.ndarray, detections: Detections, strays: list[int], second_look: bool = True
 ) -> tuple[Detections, Layout]:
     """Tiles lying in the row of flowers, read as no flower (``Layout.flower_strays``), read as the
-    flowers the flower reader finds them to be, and grouped again; each change is a warning."""
-    read = detector.read_as_flowers(image, detections, strays)
+    flowers the flower reader finds them to be, and grouped again; each change is a warning.
+    Live video, whose frames vote, reads each crop once (``second_look=False``)."""
+    read = detector.read_as_flowers(image, detections, strays, second_look)
     layout = group_tiles(read)
     for index in reversed(strays):
         old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(read.class_id[index])]
@@ -141,6 +142,10 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
         trial_layout = group_tiles(trial)
         if score_recognition(Recognition(trial, trial_layout, recognition.ms), as_laid_out).error is not None:
             continue
+        changed_ids = {index for index, _ in changed}
+        trial_layout.warnings[:0] = [  # the tiles read as flowers earlier that this set leaves as they are
+            w for w in layout.warnings if w.code == notices.READ_AS_FLOWER and changed_ids.isdisjoint(w.params["detections"])
+        ]
         for index, rank in reversed(changed):
             old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(other_class[index, rank])]
             confidence = round(float(other_confidence[index, rank]), 2)
