@@ -326,6 +326,16 @@ def test_train_classifier_takes_the_store_directly_and_runs_one_epoch_on_cpu(tmp
     assert TileClassifier(run / "taicam-tile-classifier.onnx").side == 48
 
 
+def test_train_classifier_with_no_labeled_box_is_one_line_and_exit_2(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from taicam.cli import main
+
+    (tmp_path / "empty" / "images" / "train").mkdir(parents=True)
+    assert main(["train-classifier", "--data", str(tmp_path / "empty"), "--out", str(tmp_path / "run")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == "taicam train-classifier: no labeled boxes under images/train in the given folders"
+
+
 def test_train_classifier_on_a_store_with_no_vouched_photo_is_one_line_and_exit_2(tmp_path, capsys):
     from taicam.cli import main
 
