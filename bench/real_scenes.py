@@ -14,6 +14,9 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
 - ``flower_accuracy``: the same for flowers (a misread flower usually makes a legal hand, which no repair questions).
 
+- ``detect``: what ``taicam detect`` finds (``detect_photo``, every tile, at the default threshold):
+  the winner's tiles found and read right, and every tile of the scene found (discards and walls too);
+
 - ``gap_read``: one tile inside the concealed row taken away from what the photo pass found, in
   each scene: how many the gap read (``vision.photo.read_row_gaps``) gives back and reads right,
   and how many boxes it adds to the scenes as found (cloth read as a tile).
@@ -36,7 +39,7 @@ from scoring.api import score_hand
 from scoring.tiles import TILE_CODES, is_flower
 from taicam.pipeline import DEFAULT_CONF, PhotoScore, ScoreRequest, score_photo
 from vision.detector import DEFAULT_IOU, TileDetector
-from vision.photo import detect_and_read, read_row_gaps
+from vision.photo import detect_and_read, detect_photo, read_row_gaps
 
 TUNING_SEEDS = range(60)
 CHECK_SEEDS = range(1000, 1060)
@@ -142,6 +145,38 @@ def gap_reads(detector: TileDetector, bank: CropBank, seeds: range) -> GapReads:
     return counts
 
 
+@dataclass
+class DetectTally:
+    winners: int = 0  # the winner's tiles laid out
+    winners_found: int = 0
+    winners_right: int = 0
+    tiles: int = 0  # every tile laid out, the winner's and the rest
+    tiles_found: int = 0
+
+    def figures(self) -> dict:
+        return {
+            "tile_recall": round(self.winners_found / max(self.winners, 1), 4),
+            "class_accuracy": round(self.winners_right / max(self.winners_found, 1), 4),
+            "every_tile_recall": round(self.tiles_found / max(self.tiles, 1), 4),
+        }
+
+
+def detect_tally(detector: TileDetector, bank: CropBank, seeds: range) -> DetectTally:
+    """``taicam detect`` on each scene: every tile looked for, as a labeler or an API caller asks."""
+    counts = DetectTally()
+    for seed in seeds:
+        scene = real_scene(bank, seed)
+        found = detect_photo(detector, scene.scene.image)
+        own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
+        pairs = match(scene.boxes[own], found)
+        counts.winners += len(own)
+        counts.winners_found += len(pairs)
+        counts.winners_right += sum(int(found.class_id[p]) == scene.scene.labels[own[t]][0] for p, t in pairs)
+        counts.tiles += len(scene.boxes)
+        counts.tiles_found += len(match(scene.boxes, found))
+    return counts
+
+
 def run(detector: TileDetector | None = None) -> dict:
     if not REAL_HK.exists():
         return {"real_tile_scenes": f"skipped: {REAL_HK} is absent (set TAICAM_REAL_HK)"}
@@ -150,7 +185,10 @@ def run(detector: TileDetector | None = None) -> dict:
     figures = {}
     for seeds in (TUNING_SEEDS, CHECK_SEEDS):
         name = f"real_tile_scenes_seeds_{seeds.start}_{seeds.stop - 1}"
-        figures[name] = tally(detector, bank, seeds).figures() | {"gap_read": gap_reads(detector, bank, seeds).figures()}
+        figures[name] = tally(detector, bank, seeds).figures() | {
+            "detect": detect_tally(detector, bank, seeds).figures(),
+            "gap_read": gap_reads(detector, bank, seeds).figures(),
+        }
     return figures
 
 
