@@ -26,8 +26,9 @@ class Settings(BaseSettings):
     flower_reader_path: Path | None = BUNDLED_FLOWER_READER  # None: the classifier names the flowers too
     data_dir: Path = default_data_dir()
     max_upload_mb: float = 20.0
-    # A photo's pixels are counted from its header before it is decoded: 40 MP is above any phone
-    # camera, and decodes to 120 MB of BGR. Decodes run at most this many at once.
+    # A photo's pixels are counted from its header before it is decoded: 40 MP decodes to 120 MB of
+    # BGR. A JPEG above it (a phone's 48 or 108 MP mode) is decoded at a fraction of its side that
+    # fits; anything else above it is refused. Decodes run at most this many at once.
     max_image_pixels: int = 40_000_000
     max_concurrent_decodes: int = 2
     conf: float = DEFAULT_CONF

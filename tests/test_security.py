@@ -271,12 +271,29 @@ def test_the_pixel_cap_is_read_from_the_header_before_decoding():
     assert decoder.decode(jpeg()).shape == (240, 800, 3)
 
 
+def test_a_jpeg_over_the_pixel_cap_is_decoded_at_a_fraction_of_its_side_and_a_png_is_refused():
+    from vision.frames import FrameError, decode_image
+
+    decoder = ImageDecoder(max_pixels=1_000_000)
+    big = jpeg(2000, 1000)  # 2 MP: a half of its side fits the cap
+    assert decoder.check(big) == 2 and decoder.decode(big).shape == (500, 1000, 3)
+    assert decode_image(big, max_pixels=1_000_000).shape == (500, 1000, 3)  # the CLI's path, no header read first
+    assert ImageDecoder(max_pixels=40_000).decode(big).shape == (125, 250, 3)  # an eighth
+    with pytest.raises(ImageRefused, match="2000×1000"):
+        ImageDecoder(max_pixels=30_000).check(big)  # not even an eighth fits
+    png = cv2.imencode(".png", np.zeros((1000, 2000, 3), np.uint8))[1].tobytes()
+    with pytest.raises(ImageRefused, match="2000×1000"):
+        decoder.check(png)  # other formats decode whole: refused before decoding
+    with pytest.raises(FrameError, match="too large"):
+        decode_image(png, max_pixels=1_000_000)
+
+
 def test_decodes_run_at_most_the_configured_number_at_once(monkeypatch):
     from vision import image_guard
 
     running, peak, lock = [0], [0], threading.Lock()
 
-    def slow_decode(data, max_pixels):
+    def slow_decode(data, max_pixels, reduce_by):
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])

@@ -35,17 +35,41 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
-def decode_image(data: bytes, max_pixels: int = 50_000_000) -> np.ndarray:
-    """Decode image bytes to BGR, with a clear error for anything that is not an image."""
+# A JPEG over the pixel cap (a phone's 48, 50 or 108 MP mode) is decoded at a half, a quarter or an
+# eighth of its side instead of refused: libjpeg scales while it decodes, so the full-size pixels are
+# never held. A 12 MP photo already gives the tiles more pixels than the readers use.
+REDUCED_JPEG_DECODES = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+JPEG_MAGIC = b"\xff\xd8\xff"
+
+
+def decode_image(data: bytes, max_pixels: int = 50_000_000, reduce_by: int = 1) -> np.ndarray:
+    """Decode image bytes to BGR, with a clear error for anything that is not an image.
+
+    ``reduce_by`` (2, 4 or 8, JPEG only) decodes at that fraction of the side. A JPEG over
+    ``max_pixels`` decoded whole is decoded again as finely as fits; any other image is refused.
+    """
     if not data:
         raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
     buffer = np.frombuffer(data, np.uint8)
-    image = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+    image = cv2.imdecode(buffer, REDUCED_JPEG_DECODES[reduce_by] if reduce_by > 1 else cv2.IMREAD_COLOR)
     if image is None:
         raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)", ErrorCode.NOT_AN_IMAGE)
-    if image.shape[0] * image.shape[1] > max_pixels:
-        raise FrameError(f"image too large: {image.shape[1]}×{image.shape[0]} pixels", ErrorCode.TOO_LARGE)
+    height, width = image.shape[:2]
+    if width * height > max_pixels and reduce_by == 1 and data.startswith(JPEG_MAGIC):
+        factor = jpeg_reduction(width, height, max_pixels)
+        if factor is not None:
+            return decode_image(data, max_pixels, factor)
+    if width * height > max_pixels:
+        raise FrameError(f"image too large: {width}×{height} pixels", ErrorCode.TOO_LARGE)
     return image
+
+
+def jpeg_reduction(width: int, height: int, max_pixels: int) -> int | None:
+    """The least reduction (``REDUCED_JPEG_DECODES``) that brings a JPEG within ``max_pixels``; None if none does."""
+    for factor in REDUCED_JPEG_DECODES:
+        if -(-width // factor) * -(-height // factor) <= max_pixels:
+            return factor
+    return None
 
 
 def read_image(path: str | Path) -> np.ndarray:

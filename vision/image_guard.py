@@ -2,8 +2,9 @@
 
 A 389 kB PNG can declare 20000 × 20000 pixels; decoding it takes 1.2 GB of BGR. Pillow reads
 only the header on ``Image.open``, so the size is known for the price of a few bytes, and an
-image over the pixel cap is refused before the decoder allocates anything. Decodes also run
-a few at a time, so several large photos at once cannot add up.
+image over the pixel cap is refused before the decoder allocates anything, unless it is a JPEG
+that libjpeg can decode at a half, a quarter or an eighth of its side within the cap (a phone's
+48 or 108 MP mode). Decodes also run a few at a time, so several large photos at once cannot add up.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from PIL import Image
 
 from scoring.errors import ErrorCode
 
-from .frames import FrameError, decode_image
+from .frames import FrameError, decode_image, jpeg_reduction
 
 DECODE_WAIT_S = 30.0  # a decode slot not free by then: the server is busy, say so
 
@@ -29,15 +30,15 @@ class ImageRefused(FrameError):
         super().__init__(message, code)
 
 
-def image_size(data: bytes) -> tuple[int, int]:
-    """(width, height) from the header alone; ``FrameError`` when no image format is recognised."""
+def image_header(data: bytes) -> tuple[int, int, str]:
+    """(width, height, format) from the header alone; ``FrameError`` when no image format is recognised."""
     if not data:
         raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
-                return image.size
+                return image.size[0], image.size[1], image.format or ""
     except Image.DecompressionBombError as error:  # Pillow's own cap (about 179 MP) is far above ours
         raise ImageRefused(ErrorCode.TOO_LARGE, f"image too large: {error}") from error
     # Pillow's ways of saying "not an image"; ImportError where ultralytics, imported in the same
@@ -47,25 +48,33 @@ def image_size(data: bytes) -> tuple[int, int]:
 
 
 class ImageDecoder:
-    """Checks the pixel count from the header, then decodes, at most ``max_concurrent`` at once."""
+    """Checks the pixel count from the header, then decodes, at most ``max_concurrent`` at once.
+
+    A JPEG over the cap is decoded at the fraction of its side that fits (``jpeg_reduction``), its
+    full-size pixels never held; any other image over the cap is refused before decoding.
+    """
 
     def __init__(self, max_pixels: int = 40_000_000, max_concurrent: int = 2):
         self.max_pixels = max_pixels
         self._slots = threading.BoundedSemaphore(max(1, max_concurrent))
 
-    def check(self, data: bytes) -> tuple[int, int]:
-        width, height = image_size(data)
-        if width * height > self.max_pixels:
+    def check(self, data: bytes) -> int:
+        """The reduction ``decode`` will decode ``data`` at (1: whole); ``ImageRefused`` when none fits."""
+        width, height, kind = image_header(data)
+        if width * height <= self.max_pixels:
+            return 1
+        factor = jpeg_reduction(width, height, self.max_pixels) if kind == "JPEG" else None
+        if factor is None:
             raise ImageRefused(
                 ErrorCode.TOO_LARGE, f"image too large: {width}×{height} pixels, over the {self.max_pixels / 1e6:g} MP limit"
             )
-        return width, height
+        return factor
 
     def decode(self, data: bytes) -> np.ndarray:
-        self.check(data)
+        factor = self.check(data)
         if not self._slots.acquire(timeout=DECODE_WAIT_S):
             raise ImageRefused(ErrorCode.BUSY, "too many images being decoded at once; try again")
         try:
-            return decode_image(data, max_pixels=self.max_pixels)
+            return decode_image(data, max_pixels=self.max_pixels, reduce_by=factor)
         finally:
             self._slots.release()
