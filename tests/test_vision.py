@@ -681,6 +681,31 @@ def test_the_flower_reader_names_a_real_flower_read_as_another_tile(detector):
     assert TileDetector(BUNDLED_MODEL, flower_reader_path=None).read_as_flowers(image, as_bird, [0]) is as_bird
 
 
+def test_repair_mends_a_meld_a_misread_tile_broke():
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+
+    # 1m 2m 3m lie exposed below the concealed row; their 2m is read 9m, so the run forms no meld
+    # and the hand is three tiles short.
+    hand = _row([*HAND_ROW[3:], "8s"], [*range(13), 14])
+    meld = _row(["1m", "9m", "3m"], [3, 4, 5])
+    others = np.full((17, 1), TILE_CODES.index("1z"), np.int64)
+    others[15] = TILE_CODES.index("2m")
+    scores = np.full((17, 1), 0.05, np.float32)
+    scores[15] = 0.3
+    confidence = np.full(17, 0.9, np.float32)
+    confidence[15] = 0.6
+    detections = Detections(
+        np.concatenate([hand.xyxy, meld.xyxy + np.array([0, 100, 0, 100], np.float32)]),
+        confidence, np.concatenate([hand.class_id, meld.class_id]), others, scores,
+    )  # fmt: skip
+    recognition = Recognition(detections, group_tiles(detections), 0.0)
+    assert score_recognition(recognition, ScoreRequest()).to_json()["score"]["error"]["code"] == "tile_count"
+    result = score_recognition(repair(recognition, ScoreRequest()), ScoreRequest()).to_json()
+    assert result["hand"]["melds"] == [{"kind": "chow", "tiles": ["1m", "2m", "3m"]}] and "total" in result["score"]
+    changed = [w for w in result["warnings"] if w["code"] == notices.SECOND_READING]
+    assert [(w["params"]["old"], w["params"]["tile"]) for w in changed] == [("9m", "2m")]
+
+
 def test_repair_reaches_a_tile_s_third_reading():
     from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
 
