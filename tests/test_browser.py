@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import cv2
-import numpy as np
 import pytest
 import uvicorn
 from taicam_datasets.scenes import render_scene
@@ -193,8 +192,11 @@ def test_label_draw_code_undo_redo_check_export(label_server, page, tmp_path):
 
 
 def _photo_with_a_chow_tile_covered(path) -> None:
-    """examples/hand1.jpg with the middle tile of its chow painted over with the cloth: the two tiles
-    left form no meld, so the photo cannot be scored and the page must say which tiles it left out."""
+    """examples/hand1.jpg with the middle tile of its chow covered by the cloth below it: the two tiles
+    left form no meld, so the photo cannot be scored and the page must say which tiles it left out.
+
+    The cloth is copied, texture and all: a patch of one flat colour reads as a 白 (a blank face),
+    which the whole-hand repair then reads again as the 2s that mends the chow."""
     from taicam.pipeline import recognise
     from vision.detector import BUNDLED_MODEL, TileDetector
 
@@ -202,8 +204,8 @@ def _photo_with_a_chow_tile_covered(path) -> None:
     recognition = recognise(TileDetector(BUNDLED_MODEL), image)
     chow = next(g for g in recognition.layout.groups if g.kind == "chow")
     x1, y1, x2, y2 = (int(v) for v in recognition.detections.xyxy[chow.ids[1]])
-    cloth = np.median(image[y2 + 40 : y2 + 80, x1:x2].reshape(-1, 3), axis=0)
-    image[y1 - 4 : y2 + 4, x1 - 2 : x2 + 2] = cloth
+    height = y2 - y1 + 8
+    image[y1 - 4 : y2 + 4, x1 - 2 : x2 + 2] = image[y2 + 40 : y2 + 40 + height, x1 - 2 : x2 + 2]
     cv2.imwrite(str(path), image)
 
 
