@@ -118,40 +118,54 @@ class GapReads:
     read_right: int = 0
     added_as_found: int = 0  # boxes the gap read adds to the scenes as found: each one cloth read as a tile
 
+    def add(self, detector: TileDetector, scene: RealScene) -> None:
+        """Take one tile inside the scene's concealed row (not its two first or last) away from what the
+        photo pass found (``detect_and_read``, focus on the hand, at the default threshold), and read the gaps."""
+        image, truth = scene.scene.image, scene.boxes
+        found = detect_and_read(detector, image, DEFAULT_CONF, DEFAULT_IOU, True, "hand")
+        self.added_as_found += len(read_row_gaps(detector, image, found)) - len(found)
+        at = {t: p for p, t in match(truth, found)}
+        concealed = [t for t, (role, _) in enumerate(scene.scene.roles) if role == "concealed" and t in at]
+        if len(concealed) < 5:
+            return
+        taken = random.Random(scene.seed).choice(concealed[2:-2])
+        refilled = read_row_gaps(detector, image, found[np.arange(len(found)) != at[taken]])
+        again = {t: p for p, t in match(truth, refilled)}
+        self.taken += 1
+        if taken in again:
+            self.back += 1
+            self.read_right += int(refilled.class_id[again[taken]]) == scene.scene.labels[taken][0]
+
     def figures(self) -> dict:
         return {"taken": self.taken, "back": self.back, "read_right": self.read_right, "added_as_found": self.added_as_found}
 
 
 def gap_reads(detector: TileDetector, bank: CropBank, seeds: range) -> GapReads:
-    """Take one tile inside each scene's concealed row (not its two first or last) away from what the
-    photo pass found (``detect_and_read``, focus on the hand, at the default threshold), and read the gaps."""
     counts = GapReads()
     for seed in seeds:
-        scene = real_scene(bank, seed)
-        image, truth = scene.scene.image, scene.boxes
-        found = detect_and_read(detector, image, DEFAULT_CONF, DEFAULT_IOU, True, "hand")
-        counts.added_as_found += len(read_row_gaps(detector, image, found)) - len(found)
-        at = {t: p for p, t in match(truth, found)}
-        concealed = [t for t, (role, _) in enumerate(scene.scene.roles) if role == "concealed" and t in at]
-        if len(concealed) < 5:
-            continue
-        taken = random.Random(seed).choice(concealed[2:-2])
-        refilled = read_row_gaps(detector, image, found[np.arange(len(found)) != at[taken]])
-        again = {t: p for p, t in match(truth, refilled)}
-        counts.taken += 1
-        if taken in again:
-            counts.back += 1
-            counts.read_right += int(refilled.class_id[again[taken]]) == scene.scene.labels[taken][0]
+        counts.add(detector, real_scene(bank, seed))
     return counts
 
 
 @dataclass
 class DetectTally:
+    """``taicam detect`` on each scene: every tile looked for, as a labeler or an API caller asks."""
+
     winners: int = 0  # the winner's tiles laid out
     winners_found: int = 0
     winners_right: int = 0
     tiles: int = 0  # every tile laid out, the winner's and the rest
     tiles_found: int = 0
+
+    def add(self, detector: TileDetector, scene: RealScene) -> None:
+        found = detect_photo(detector, scene.scene.image)
+        own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
+        pairs = match(scene.boxes[own], found)
+        self.winners += len(own)
+        self.winners_found += len(pairs)
+        self.winners_right += sum(int(found.class_id[p]) == scene.scene.labels[own[t]][0] for p, t in pairs)
+        self.tiles += len(scene.boxes)
+        self.tiles_found += len(match(scene.boxes, found))
 
     def figures(self) -> dict:
         return {
@@ -161,22 +175,6 @@ class DetectTally:
         }
 
 
-def detect_tally(detector: TileDetector, bank: CropBank, seeds: range) -> DetectTally:
-    """``taicam detect`` on each scene: every tile looked for, as a labeler or an API caller asks."""
-    counts = DetectTally()
-    for seed in seeds:
-        scene = real_scene(bank, seed)
-        found = detect_photo(detector, scene.scene.image)
-        own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
-        pairs = match(scene.boxes[own], found)
-        counts.winners += len(own)
-        counts.winners_found += len(pairs)
-        counts.winners_right += sum(int(found.class_id[p]) == scene.scene.labels[own[t]][0] for p, t in pairs)
-        counts.tiles += len(scene.boxes)
-        counts.tiles_found += len(match(scene.boxes, found))
-    return counts
-
-
 def run(detector: TileDetector | None = None) -> dict:
     if not REAL_HK.exists():
         return {"real_tile_scenes": f"skipped: {REAL_HK} is absent (set TAICAM_REAL_HK)"}
@@ -184,11 +182,15 @@ def run(detector: TileDetector | None = None) -> dict:
     bank = CropBank.from_dataset(REAL_HK, "val")
     figures = {}
     for seeds in (TUNING_SEEDS, CHECK_SEEDS):
+        # Each scene is laid out once (a third of a second, more for 12 MP) and read every way.
+        scored, detected, gaps = RealSceneTally(), DetectTally(), GapReads()
+        for seed in seeds:
+            scene = real_scene(bank, seed)
+            scored.add(scene, read_scene(detector, scene))
+            detected.add(detector, scene)
+            gaps.add(detector, scene)
         name = f"real_tile_scenes_seeds_{seeds.start}_{seeds.stop - 1}"
-        figures[name] = tally(detector, bank, seeds).figures() | {
-            "detect": detect_tally(detector, bank, seeds).figures(),
-            "gap_read": gap_reads(detector, bank, seeds).figures(),
-        }
+        figures[name] = scored.figures() | {"detect": detected.figures(), "gap_read": gaps.figures()}
     return figures
 
 
