@@ -99,6 +99,10 @@ class FaceStyle:
     # small in the corners on Hong Kong sets. Off by default: the shipped models were trained on the
     # single blossom, and with these faces they read far fewer renders (models/README.md).
     plant_flowers: bool = False
+    # How the set draws its circles and sticks; None is the one drawing the shipped models first
+    # learned. Real sets vary it (a wheel of spokes, petals, chains of links), and a reader that saw
+    # one drawing took another set's 2p for 西 (models/README.md): ``SuitArt.random`` varies it.
+    suit_art: SuitArt | None = None
 
     @classmethod
     def random(cls, rng: random.Random) -> FaceStyle:
@@ -113,6 +117,55 @@ class FaceStyle:
             thickness=rng.uniform(0.35, 0.7),
             blank_white_dragon=rng.random() < 0.2,
         )
+
+
+PIP_KINDS = ("ring", "wheel", "rosette", "target", "sunburst")
+STICK_KINDS = ("rod", "chain", "bone", "bent")
+BIRD_KINDS = ("sparrow", "peacock", "crane")  # the 1s: sets draw many a bird
+SUIT_INKS = {  # (circles' colours in turn, sticks' colour, the sticks' marked colour)
+    "tricolour": ((BLUE, GREEN, RED), GREEN, RED),
+    "dark": ((BLACK, (30, 70, 50), BLACK), (30, 70, 50), RED),
+    "blue": ((BLUE, BLUE, RED), BLUE, RED),
+    "green": ((GREEN, (40, 40, 40), RED), (40, 110, 40), BLUE),
+}
+# Sets space and size their pips a little differently: each pip's place moves by up to this share
+# of the face, and pips are scaled within SUIT_ART_SIZES; the 9 circles of a 9p still never touch.
+LAYOUT_JITTER = 0.01
+SUIT_ART_SIZES = (0.8, 0.95)
+
+
+@dataclass(frozen=True)
+class SuitArt:
+    """One set's drawing of the 筒 circles and the 條 sticks: the count and arrangement of the
+    pips name the tile, whatever each pip looks like, so training faces vary the look."""
+
+    pip: str  # PIP_KINDS
+    spokes: int  # of a wheel, a rosette or a sunburst
+    stick: str  # STICK_KINDS
+    inks: str  # SUIT_INKS
+    size: float  # pips' size against the default drawing's
+    shift: tuple[tuple[float, float], ...]  # each pip's offset from its place (unit coordinates)
+    bird: str = "sparrow"  # BIRD_KINDS
+    facing: int = -1  # the bird looks left (-1) or right (+1)
+
+    @classmethod
+    def random(cls, rng: random.Random) -> SuitArt:
+        return cls(
+            pip=rng.choice(PIP_KINDS),
+            spokes=rng.choice([4, 5, 6, 8, 12]),
+            stick=rng.choice(STICK_KINDS),
+            inks=rng.choice(sorted(SUIT_INKS)),
+            size=rng.uniform(*SUIT_ART_SIZES),
+            shift=tuple(
+                (rng.uniform(-LAYOUT_JITTER, LAYOUT_JITTER), rng.uniform(-LAYOUT_JITTER, LAYOUT_JITTER)) for _ in range(9)
+            ),
+            bird=rng.choice(BIRD_KINDS),
+            facing=rng.choice([-1, 1]),
+        )
+
+
+# The drawing of a set without its own art: the one the shipped models first learned.
+DEFAULT_SUIT_ART = SuitArt("ring", 8, "rod", "tricolour", 1.0, ((0.0, 0.0),) * 9, "sparrow", -1)
 
 
 def _ink(rgb: tuple[int, int, int], style: FaceStyle, rng: random.Random) -> tuple[int, int, int]:
@@ -154,33 +207,102 @@ SOU_LAYOUT = {
 }
 
 
+PIP_RADIUS = {1: 38, 2: 20, 3: 15, 4: 17, 5: 14, 6: 14, 7: 11, 8: 11, 9: 12}
+
+
 def _draw_pin(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.Random) -> None:
     x0, y0, w, h = 14, 16, FACE_W - 28, FACE_H - 32
-    radius = {1: 38, 2: 20, 3: 15, 4: 17, 5: 14, 6: 14, 7: 11, 8: 11, 9: 12}[n]
-    palette = [_ink(BLUE, style, rng), _ink(GREEN, style, rng), _ink(RED, style, rng)]
+    art = style.suit_art or DEFAULT_SUIT_ART
+    radius = PIP_RADIUS[n] * art.size
+    circles = [_ink(rgb, style, rng) for rgb in SUIT_INKS[art.inks][0]]
     for i, (ux, uy) in enumerate(PIN_LAYOUT[n]):
-        cx, cy = x0 + ux * w, y0 + uy * h
-        colour = palette[(i + n) % 3] if n != 1 else palette[1]
-        draw.ellipse([cx - radius, cy - radius, cx + radius, cy + radius], outline=colour, width=max(2, radius // 4))
-        inner = radius * 0.5
-        draw.ellipse([cx - inner, cy - inner, cx + inner, cy + inner], fill=palette[(i + n + 1) % 3])
-        if n == 1:
+        dx, dy = art.shift[i]
+        cx, cy = x0 + (ux + dx) * w, y0 + (uy + dy) * h
+        _pip(draw, (cx, cy), radius, art, circles[(i + n) % 3], circles[(i + n + 1) % 3], style.face_rgb)
+        if n == 1 and art.pip == "ring":  # the big circle of 1p holds a ring of dots
             for k in range(8):
                 angle = k * np.pi / 4
                 px, py = cx + np.cos(angle) * radius * 0.78, cy + np.sin(angle) * radius * 0.78
-                draw.ellipse([px - 4, py - 4, px + 4, py + 4], fill=palette[2])
+                draw.ellipse([px - 4, py - 4, px + 4, py + 4], fill=circles[2])
+
+
+def _pip(draw: ImageDraw.ImageDraw, centre: Point, radius: float, art: SuitArt, ink, second, face) -> None:
+    """One circle of a 筒 tile, drawn the set's way."""
+    cx, cy = centre
+
+    def disc(r: float, **kwargs) -> None:
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], **kwargs)
+
+    line = max(2, int(radius // 4))
+    rays = [(np.cos(2 * np.pi * k / art.spokes), np.sin(2 * np.pi * k / art.spokes)) for k in range(art.spokes)]
+    if art.pip == "ring":
+        disc(radius, outline=ink, width=line)
+        disc(radius * 0.5, fill=second)
+    elif art.pip == "wheel":  # a rim, spokes and a hub
+        disc(radius, outline=ink, width=line)
+        for ux, uy in rays:
+            draw.line([(cx, cy), (cx + ux * radius * 0.9, cy + uy * radius * 0.9)], fill=ink, width=max(2, line))
+        disc(radius * 0.25, fill=second)
+    elif art.pip == "rosette":  # petals round a heart, no rim
+        for ux, uy in rays:
+            px, py = cx + ux * radius * 0.6, cy + uy * radius * 0.6
+            petal = radius * min(0.4, 2.2 / art.spokes + 0.1)  # within the pip: 0.6 + 0.4
+            draw.ellipse([px - petal, py - petal, px + petal, py + petal], fill=ink)
+        disc(radius * 0.3, fill=second)
+    elif art.pip == "target":  # rings in rings
+        disc(radius, outline=ink, width=line)
+        disc(radius * 0.62, outline=second, width=max(1, line - 1))
+        disc(radius * 0.25, fill=ink)
+    else:  # sunburst: a full disc with light rays cut into it
+        disc(radius, fill=ink)
+        for ux, uy in rays:
+            draw.line([(cx + ux * radius * 0.35, cy + uy * radius * 0.35), (cx + ux * radius * 0.85, cy + uy * radius * 0.85)],
+                      fill=face, width=max(1, line // 2))  # fmt: skip
+        disc(radius * 0.2, fill=second)
 
 
 def _draw_bird(draw: ImageDraw.ImageDraw, style: FaceStyle, rng: random.Random) -> None:
     green, red = _ink(GREEN, style, rng), _ink(RED, style, rng)
-    cx, cy = FACE_W / 2, FACE_H / 2 + 6
-    draw.ellipse([cx - 26, cy - 18, cx + 22, cy + 26], fill=green)  # body
-    draw.polygon([(cx + 14, cy + 10), (cx + 46, cy + 44), (cx + 30, cy + 8)], fill=_ink(BLUE, style, rng))  # tail
-    draw.ellipse([cx - 30, cy - 48, cx - 6, cy - 24], fill=green)  # head
-    draw.polygon([(cx - 30, cy - 38), (cx - 44, cy - 32), (cx - 30, cy - 30)], fill=red)  # beak
-    draw.ellipse([cx - 22, cy - 42, cx - 16, cy - 36], fill=BLACK)  # eye
-    draw.line([(cx - 8, cy + 26), (cx - 12, cy + 46)], fill=red, width=3)
-    draw.line([(cx + 6, cy + 26), (cx + 8, cy + 46)], fill=red, width=3)
+    art = style.suit_art or DEFAULT_SUIT_ART
+    cx, cy, f = FACE_W / 2, FACE_H / 2 + 6, -art.facing  # f: +1 when the bird looks left, as drawn below
+
+    def x(dx: float) -> float:
+        return cx + f * dx
+
+    if art.bird == "peacock":  # a fan of eyed feathers behind a small body
+        blue = _ink(BLUE, style, rng)
+        for k in range(9):
+            angle = np.pi * (0.15 + 0.7 * k / 8)
+            ex, ey = x(12 + np.cos(angle) * 34), cy + 8 - np.sin(angle) * 42
+            draw.line([(x(10), cy + 12), (ex, ey)], fill=green, width=2)
+            draw.ellipse([ex - 7, ey - 7, ex + 7, ey + 7], fill=green)
+            draw.ellipse([ex - 3, ey - 3, ex + 3, ey + 3], fill=blue)
+        draw.ellipse([x(-14) - 14, cy - 4, x(-14) + 14, cy + 28], fill=blue)  # body
+        draw.ellipse([x(-22) - 8, cy - 26, x(-22) + 8, cy - 10], fill=blue)  # head
+        draw.polygon([(x(-30), cy - 20), (x(-40), cy - 16), (x(-30), cy - 14)], fill=red)  # beak
+        draw.line([(x(-12), cy + 28), (x(-12), cy + 46)], fill=red, width=3)
+        return
+    if art.bird == "crane":  # a long neck bent over a round body, legs like stilts
+        draw.ellipse([x(-6) - 24, cy - 6, x(-6) + 24, cy + 22], fill=green)  # body
+        draw.line([(x(-20), cy), (x(-26), cy - 24), (x(-14), cy - 44)], fill=green, width=5, joint="curve")  # neck
+        draw.ellipse([x(-14) - 7, cy - 51, x(-14) + 7, cy - 37], fill=red)  # crown
+        draw.line([(x(-20), cy - 44), (x(-36), cy - 40)], fill=BLACK, width=3)  # bill
+        draw.polygon([(x(14), cy), (x(40), cy - 14), (x(34), cy + 10)], fill=_ink(BLUE, style, rng))  # tail
+        for leg in (-10, 4):
+            draw.line([(x(leg), cy + 20), (x(leg), cy + 50)], fill=BLACK, width=2)
+        return
+    draw.ellipse(sorted_box(x(-26), cy - 18, x(22), cy + 26), fill=green)  # body
+    draw.polygon([(x(14), cy + 10), (x(46), cy + 44), (x(30), cy + 8)], fill=_ink(BLUE, style, rng))  # tail
+    draw.ellipse(sorted_box(x(-30), cy - 48, x(-6), cy - 24), fill=green)  # head
+    draw.polygon([(x(-30), cy - 38), (x(-44), cy - 32), (x(-30), cy - 30)], fill=red)  # beak
+    draw.ellipse(sorted_box(x(-22), cy - 42, x(-16), cy - 36), fill=BLACK)  # eye
+    draw.line([(x(-8), cy + 26), (x(-12), cy + 46)], fill=red, width=3)
+    draw.line([(x(6), cy + 26), (x(8), cy + 46)], fill=red, width=3)
+
+
+def sorted_box(x1: float, y1: float, x2: float, y2: float) -> list[float]:
+    """An ellipse's box with its corners in order, whichever way the drawing was mirrored."""
+    return [min(x1, x2), y1, max(x1, x2), y2]
 
 
 def _draw_sou(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.Random) -> None:
@@ -188,16 +310,43 @@ def _draw_sou(draw: ImageDraw.ImageDraw, n: int, style: FaceStyle, rng: random.R
         _draw_bird(draw, style, rng)
         return
     x0, y0, w, h = 12, 14, FACE_W - 24, FACE_H - 28
+    art = style.suit_art or DEFAULT_SUIT_ART
     stick_h = h * (0.36 if n < 7 else 0.27)
-    stick_w = 9 if n < 8 else 7
-    green, red = _ink(GREEN, style, rng), _ink(RED, style, rng)
+    stick_w = (9 if n < 8 else 7) * art.size
+    _, plain, marked = SUIT_INKS[art.inks]
+    plain, marked = _ink(plain, style, rng), _ink(marked, style, rng)
     for i, (ux, uy) in enumerate(SOU_LAYOUT[n]):
-        cx, cy = x0 + ux * w, y0 + uy * h
-        colour = red if (n in (5, 7, 9) and i in (0, len(SOU_LAYOUT[n]) // 2)) else green
-        draw.rounded_rectangle([cx - stick_w / 2, cy - stick_h / 2, cx + stick_w / 2, cy + stick_h / 2], radius=3, fill=colour)
+        dx, dy = art.shift[i]
+        colour = marked if (n in (5, 7, 9) and i in (0, len(SOU_LAYOUT[n]) // 2)) else plain
+        _stick(draw, (x0 + (ux + dx) * w, y0 + (uy + dy) * h), stick_w, stick_h, art.stick, colour, style.face_rgb)
+
+
+def _stick(draw: ImageDraw.ImageDraw, centre: Point, width: float, height: float, kind: str, ink, face) -> None:
+    """One stick of a 條 tile, drawn the set's way."""
+    cx, cy = centre
+    top, bottom = cy - height / 2, cy + height / 2
+    if kind == "rod":
+        draw.rounded_rectangle([cx - width / 2, top, cx + width / 2, bottom], radius=3, fill=ink)
         for frac in (0.25, 0.5, 0.75):  # bamboo joints
-            y = cy - stick_h / 2 + frac * stick_h
-            draw.line([(cx - stick_w / 2, y), (cx + stick_w / 2, y)], fill=style.face_rgb, width=1)
+            y = top + frac * height
+            draw.line([(cx - width / 2, y), (cx + width / 2, y)], fill=face, width=1)
+    elif kind == "chain":  # links stacked end to end
+        links = 4
+        step = height / links
+        for k in range(links):
+            y = top + (k + 0.5) * step
+            draw.ellipse(
+                [cx - width / 2, y - step / 2, cx + width / 2, y + step / 2], outline=ink, width=max(2, round(width / 3))
+            )
+    elif kind == "bone":  # a thin stalk swelling at its joints
+        draw.line([(cx, top), (cx, bottom)], fill=ink, width=max(2, round(width / 2)))
+        knot = width / 3
+        for y in (top + knot, cy, bottom - knot):
+            draw.ellipse([cx - width / 2, y - knot, cx + width / 2, y + knot], fill=ink)
+    else:  # bent: a stalk in two strokes with a kink, as brush-drawn sets have it
+        bend, stroke = width * 0.5, max(3, round(width * 0.7))
+        top, bottom = top + stroke / 2, bottom - stroke / 2  # a wide stroke reaches past its ends
+        draw.line([(cx - bend / 2, top), (cx + bend / 2, cy), (cx - bend / 2, bottom)], fill=ink, width=stroke, joint="curve")
 
 
 def _draw_flower(draw: ImageDraw.ImageDraw, index: int, style: FaceStyle, rng: random.Random) -> None:

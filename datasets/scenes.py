@@ -17,7 +17,7 @@ import numpy as np
 
 from scoring.tiles import BACK, FLOWERS, PLAYING_TILES, SUITED, TILE_CODES
 
-from .faces import FACE_H, FACE_W, FaceStyle, draw_face
+from .faces import FACE_H, FACE_W, FaceStyle, SuitArt, draw_face
 
 CANVAS_W, CANVAS_H = 1600, 1200
 CLASS_ID = {code: i for i, code in enumerate(TILE_CODES)}
@@ -328,12 +328,15 @@ def _distort(photo: np.ndarray, id_map: np.ndarray, rng: random.Random) -> tuple
     return photo, id_map
 
 
-def render_scene(seed: int, framing: str = "random", plant_flowers: bool = False) -> Scene:
+def render_scene(seed: int, framing: str = "random", plant_flowers: bool = False, varied_suits: bool = False) -> Scene:
     """One photographed table scene, reproducible from ``seed`` (framings: see ``_camera``);
-    ``plant_flowers`` draws the flowers as real sets do (``FaceStyle.plant_flowers``): a scene of its
-    own, since those drawings take other random draws."""
+    ``plant_flowers`` draws the flowers as real sets do (``FaceStyle.plant_flowers``), ``varied_suits``
+    the set's circles and sticks its own way (``SuitArt``): each a scene of its own, since those
+    drawings take other random draws."""
     rng = random.Random(seed)
     style = replace(FaceStyle.random(rng), plant_flowers=plant_flowers)
+    if varied_suits:
+        style = replace(style, suit_art=SuitArt.random(rng))
     canvas = _Canvas(rng)
     tile_w = rng.uniform(62, 84)
     layout = random_winning_layout(rng)

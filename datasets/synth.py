@@ -19,12 +19,12 @@ from .storage import SHARED, atomic_write
 VAL_EVERY = 10  # every tenth scene goes to val: seeds, not files, decide the split
 
 
-def _write_one(args: tuple[Path, int, str, bool]) -> dict:
-    out, seed, framing, plant_flowers = args
+def _write_one(args: tuple[Path, int, str, bool, bool]) -> dict:
+    out, seed, framing, plant_flowers, varied_suits = args
     split = "val" if seed % VAL_EVERY == 0 else "train"
     if framing == "mix":  # mostly training views, every third a player's snap of the hand
         framing = "hand" if seed % 3 == 1 else "random"
-    scene = render_scene(seed, framing, plant_flowers)
+    scene = render_scene(seed, framing, plant_flowers, varied_suits)
     stem = f"synth_{seed:07d}"
     image_path = out / "images" / split / f"{stem}.jpg"
     cv2.imwrite(str(image_path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -41,18 +41,20 @@ def synthesize(
     progress: bool = True,
     framing: str = "random",
     plant_flowers: bool = False,
+    varied_suits: bool = False,
 ) -> Path:
     """Render ``n`` scenes with seeds ``seed*1_000_000 + i`` into ``out``; returns its data.yaml.
 
     ``framing`` is ``random`` (training views), ``hand`` (a player's snap of the hand),
-    ``table`` (the whole table) or ``mix``; ``plant_flowers`` draws each flower's own plant.
+    ``table`` (the whole table) or ``mix``; ``plant_flowers`` draws each flower's own plant,
+    ``varied_suits`` each set's circles and sticks its own way (``SuitArt``).
     """
     render_fonts()  # fail before spawning workers if a font is missing
     out = out.resolve()
     for split in ("train", "val"):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-    jobs = [(out, seed * 1_000_000 + i, framing, plant_flowers) for i in range(n)]
+    jobs = [(out, seed * 1_000_000 + i, framing, plant_flowers, varied_suits) for i in range(n)]
     workers = workers or os.cpu_count() or 1
     layouts = []
     # Spawned, not forked: a worker forked from a process with other threads (onnxruntime, a server,

@@ -140,3 +140,49 @@ def test_synth_draws_plant_flowers_on_request(tmp_path):
         + len(list((tmp_path / "plants" / "labels" / "val").glob("*.txt")))
         == 2
     )
+
+
+def _outlines(face: np.ndarray, face_rgb: tuple[int, int, int]) -> int:
+    """Separate marks drawn on ``face`` (a ring and the disc inside it count once), inside its rim."""
+    import cv2
+
+    ink = (np.abs(face.astype(np.int16) - np.array(face_rgb[::-1])).max(axis=2) > 40).astype(np.uint8)
+    inner = np.zeros_like(ink)
+    inner[8:-8, 8:-8] = ink[8:-8, 8:-8]
+    # A stick's joints are lines of the face colour across it: closing them up keeps a stick one mark.
+    inner = cv2.morphologyEx(inner, cv2.MORPH_CLOSE, np.ones((3, 1), np.uint8))
+    return len(cv2.findContours(inner, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0])
+
+
+def test_varied_suits_draw_every_circle_and_stick_apart_in_every_art():
+    import itertools
+    import random
+    from dataclasses import replace
+
+    from taicam_datasets.faces import BIRD_KINDS, LAYOUT_JITTER, PIP_KINDS, STICK_KINDS, SUIT_ART_SIZES, SUIT_INKS, SuitArt
+
+    # Pips pushed towards each other by the most jitter, at the largest size: the tightest a set draws.
+    closest = tuple((LAYOUT_JITTER * (-1) ** k, -LAYOUT_JITTER * (-1) ** (k // 2)) for k in range(9))
+    base = replace(FaceStyle.random(random.Random(0)), hk_corners=False)
+    for pip, stick, inks, spokes in itertools.product(PIP_KINDS, STICK_KINDS, sorted(SUIT_INKS), (4, 5, 6, 8, 12)):
+        art = SuitArt(pip, spokes, stick, inks, SUIT_ART_SIZES[1], closest)
+        style = replace(base, suit_art=art)
+        for suit, n in itertools.product("ps", range(2, 10)):
+            face = draw_face(f"{n}{suit}", style, random.Random(n))
+            assert _outlines(face, style.face_rgb) == n, (art, f"{n}{suit}")
+    # The default drawing is untouched: the shipped models and the render benchmarks rely on it.
+    assert _outlines(draw_face("4p", base, random.Random(1)), base.face_rgb) == 4
+    birds = {
+        (bird, facing): draw_face("1s", replace(base, suit_art=replace(art, bird=bird, facing=facing)), random.Random(1))
+        for bird, facing in itertools.product(BIRD_KINDS, (-1, 1))
+    }
+    drawn = [face.astype(np.int16) for face in birds.values()]
+    for i, first in enumerate(drawn):
+        for second in drawn[i + 1 :]:
+            assert np.abs(first - second).mean() > 8  # measured 16–28: each bird its own, and turned either way
+
+
+def test_synth_varies_suits_on_request(tmp_path):
+    assert not np.array_equal(render_scene(11, "hand").image, render_scene(11, "hand", varied_suits=True).image)
+    synthesize(tmp_path / "varied", 2, seed=2, workers=1, progress=False, varied_suits=True)
+    assert len(list((tmp_path / "varied").glob("labels/*/*.txt"))) == 2

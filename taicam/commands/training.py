@@ -33,7 +33,7 @@ def _cmd_data_synth(args: argparse.Namespace) -> int:
     try:
         data_yaml = synthesize(
             Path(args.out), args.n, seed=args.seed, workers=args.workers, framing=args.framing,
-            plant_flowers=args.plant_flowers,
+            plant_flowers=args.plant_flowers, varied_suits=args.varied_suits,
         )  # fmt: skip
     except FontsMissingError as error:  # a machine set up by hand, without the Makefile's fonts
         print(f"taicam data synth: {error}", file=sys.stderr)
@@ -216,6 +216,12 @@ def _add_data(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="draw each flower's own plant (梅蘭菊竹), numeral and character in the corners on HK sets, "
         "as real sets do; the shipped models were trained without it",
+    )
+    synth.add_argument(
+        "--varied-suits",
+        action="store_true",
+        help="draw each set's circles and sticks its own way (wheels, petals, rings, chains, bent stalks), "
+        "so a reader learns to count them whatever their art",
     )
     synth.set_defaults(handler=_cmd_data_synth)
 
