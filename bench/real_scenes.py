@@ -6,6 +6,8 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 (``score_photo``: recognise, repair, score). Figures:
 
 - ``exact_hands``: concealed tiles, melds, flowers and winning tile all right;
+- ``whole_hand_shown``: scenes whose photo shows every tile of the hand. The camera can cut off a
+  flower, or one tile can hide another: those hands cannot be read exactly, and stay counted;
 - ``score_right``: the 台 total ``taicam score`` gives is the laid-out hand's (the default context:
   won on a discard, east round and seat). A misread tile can leave the total as it is (a flower
   that is not the seat's, one chow for another), so more hands score right than read right;
@@ -49,6 +51,7 @@ CHECK_SEEDS = range(1000, 1060)
 class RealSceneTally:
     scenes: int = 0
     exact: int = 0
+    whole_hand_shown: int = 0
     score_right: int = 0
     tiles: int = 0
     found: int = 0
@@ -62,6 +65,7 @@ class RealSceneTally:
         self.scenes += 1
         right = same_hand(scored.to_json()["hand"], scene.scene.layout)
         self.exact += right
+        self.whole_hand_shown += scene.scene.shows_whole_hand()
         self.score_right += scored.result is not None and scored.result.total == laid_out_total(scene)
         detections = scored.detections
         if not right:
@@ -82,6 +86,7 @@ class RealSceneTally:
         flowers = sum(self.flowers.values())
         return {
             "exact_hands": f"{self.exact} of {self.scenes}",
+            "whole_hand_shown": f"{self.whole_hand_shown} of {self.scenes}",
             "score_right": f"{self.score_right} of {self.scenes}",
             "tile_recall": round(self.found / max(self.tiles, 1), 4),
             "flower_recall": round(sum(self.flowers_found.values()) / max(flowers, 1), 4),
