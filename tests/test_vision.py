@@ -681,24 +681,42 @@ def test_the_flower_reader_names_a_real_flower_read_as_another_tile(detector):
     assert TileDetector(BUNDLED_MODEL, flower_reader_path=None).read_as_flowers(image, as_bird, [0]) is as_bird
 
 
-def test_repair_mends_a_meld_a_misread_tile_broke():
-    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+def _broken_chow(sure: float, runner_up: float, hand_sure: float, hand_runner_up: float):
+    """1m 2m 3m exposed below the concealed row, their 2m read 9m (at ``sure``, 2m its runner-up at
+    ``runner_up``): the run forms no meld and the hand is three tiles short. The concealed tiles'
+    runner-up readings (1z) make no legal hand."""
+    from taicam.pipeline import Recognition
 
-    # 1m 2m 3m lie exposed below the concealed row; their 2m is read 9m, so the run forms no meld
-    # and the hand is three tiles short.
     hand = _row([*HAND_ROW[3:], "8s"], [*range(13), 14])
     meld = _row(["1m", "9m", "3m"], [3, 4, 5])
     others = np.full((17, 1), TILE_CODES.index("1z"), np.int64)
     others[15] = TILE_CODES.index("2m")
-    scores = np.full((17, 1), 0.05, np.float32)
-    scores[15] = 0.3
-    confidence = np.full(17, 0.9, np.float32)
-    confidence[15] = 0.6
+    scores = np.full((17, 1), hand_runner_up, np.float32)
+    scores[[14, 16]] = 0.05  # the meld's two tiles read right
+    scores[15] = runner_up
+    confidence = np.full(17, hand_sure, np.float32)
+    confidence[[14, 16]] = 0.9
+    confidence[15] = sure
     detections = Detections(
         np.concatenate([hand.xyxy, meld.xyxy + np.array([0, 100, 0, 100], np.float32)]),
         confidence, np.concatenate([hand.class_id, meld.class_id]), others, scores,
     )  # fmt: skip
-    recognition = Recognition(detections, group_tiles(detections), 0.0)
+    return Recognition(detections, group_tiles(detections), 0.0)
+
+
+@pytest.mark.parametrize(
+    ("sure", "runner_up", "hand_sure", "hand_runner_up"),
+    [
+        (0.6, 0.3, 0.9, 0.05),
+        # Read surely, behind many cheaper changes of the unsure concealed tiles (13 singles, 78 pairs):
+        # the run that formed no meld is questioned first (real-tile scene 37: 5m read 4m at 0.95).
+        (0.95, 0.04, 0.5, 0.4),
+    ],
+)
+def test_repair_mends_a_meld_a_misread_tile_broke(sure, runner_up, hand_sure, hand_runner_up):
+    from taicam.pipeline import ScoreRequest, repair, score_recognition
+
+    recognition = _broken_chow(sure, runner_up, hand_sure, hand_runner_up)
     assert score_recognition(recognition, ScoreRequest()).to_json()["score"]["error"]["code"] == "tile_count"
     result = score_recognition(repair(recognition, ScoreRequest()), ScoreRequest()).to_json()
     assert result["hand"]["melds"] == [{"kind": "chow", "tiles": ["1m", "2m", "3m"]}] and "total" in result["score"]

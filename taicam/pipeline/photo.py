@@ -8,6 +8,7 @@ directly (``parse_hand``, ``score``); JSON is made only by ``PhotoScore.to_json`
 from __future__ import annotations
 
 import heapq
+import itertools
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -98,6 +99,8 @@ REPAIRABLE = frozenset(
 # fewer legal hands than this search over the hand and the tiles near it.
 MAX_READING_TRIALS = 48
 MAX_CHANGED_TILES = 3
+# A run of at most this many tiles that formed no meld is a meld a misread tile broke (a kong's four).
+BROKEN_MELD_MOST = 4
 # Sets that change one tile twice are skipped, not tried; this many skips a trial end the search.
 SKIPS_PER_TRIAL = 20
 
@@ -108,7 +111,8 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     Each tile has other readings with probabilities (``Detections.other_class_ids``). Sets of
     tiles read another way are tried in order of how much less probable they make the hand (at
     most ``MAX_CHANGED_TILES`` tiles, ``MAX_READING_TRIALS`` sets), among the hand's tiles and the
-    runs beside it that formed no meld; the first set that scores is kept. Tiles a person corrected
+    runs beside it that formed no meld, each other reading of a meld-sized such run's tiles alone
+    first; the first set that scores is kept. Tiles a person corrected
     (``request.corrections``) are never changed. Every change is reported as a warning, never made
     silently. The winning tile the request names plays no part here: it is applied when scoring.
     """
@@ -130,8 +134,17 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     costs = [max(0.0, float(np.log(max(detections.confidence[i], 1e-6) / other_confidence[i, r]))) for i, r in readings]
     order = sorted(range(len(readings)), key=lambda k: costs[k])
     readings, costs = [readings[k] for k in order], [costs[k] for k in order]
+    # A meld-sized run beside the hand that formed no meld most likely holds a misread tile, however
+    # sure of it the reader was (5m read 4m at 0.95 breaks 5m 6m 7m): each other reading of its tiles
+    # alone first. Longer runs are discards and walls.
+    broken = {
+        i for w in layout.warnings
+        if w.code == notices.NO_MELD and len(w.params["detections"]) <= BROKEN_MELD_MOST
+        for i in w.params["detections"]
+    }  # fmt: skip
+    singles = [(k,) for k, (i, _) in enumerate(readings) if i in broken]
     trials = skips = 0
-    for chosen in _cheapest_sets(costs, MAX_CHANGED_TILES):
+    for chosen in itertools.chain(singles, (c for c in _cheapest_sets(costs, MAX_CHANGED_TILES) if c not in singles)):
         changed = [readings[k] for k in chosen]
         if len({i for i, _ in changed}) < len(changed):  # one tile read two ways at once
             skips += 1
