@@ -99,7 +99,7 @@ class FaceStyle:
     # small in the corners on Hong Kong sets. Off by default: the shipped models were trained on the
     # single blossom, and with these faces they read far fewer renders (models/README.md).
     plant_flowers: bool = False
-    # How the set draws its circles and sticks; None is the one drawing the shipped models first
+    # How the set draws its circles, sticks and 1s bird; None is the one drawing the shipped models first
     # learned. Real sets vary it (a wheel of spokes, petals, chains of links), and a reader that saw
     # one drawing took another set's 2p for 西 (models/README.md): ``SuitArt.random`` varies it.
     suit_art: SuitArt | None = None
@@ -136,8 +136,8 @@ SUIT_ART_SIZES = (0.8, 0.95)
 
 @dataclass(frozen=True)
 class SuitArt:
-    """One set's drawing of the 筒 circles and the 條 sticks: the count and arrangement of the
-    pips name the tile, whatever each pip looks like, so training faces vary the look."""
+    """One set's drawing of the 筒 circles, the 條 sticks and the 1s bird: the count and arrangement
+    of the pips name the tile, whatever each pip looks like, so training faces vary the look."""
 
     pip: str  # PIP_KINDS
     spokes: int  # of a wheel, a rosette or a sunburst
@@ -291,16 +291,16 @@ def _draw_bird(draw: ImageDraw.ImageDraw, style: FaceStyle, rng: random.Random) 
         for leg in (-10, 4):
             draw.line([(x(leg), cy + 20), (x(leg), cy + 50)], fill=BLACK, width=2)
         return
-    draw.ellipse(sorted_box(x(-26), cy - 18, x(22), cy + 26), fill=green)  # body
+    draw.ellipse(_sorted_box(x(-26), cy - 18, x(22), cy + 26), fill=green)  # body
     draw.polygon([(x(14), cy + 10), (x(46), cy + 44), (x(30), cy + 8)], fill=_ink(BLUE, style, rng))  # tail
-    draw.ellipse(sorted_box(x(-30), cy - 48, x(-6), cy - 24), fill=green)  # head
+    draw.ellipse(_sorted_box(x(-30), cy - 48, x(-6), cy - 24), fill=green)  # head
     draw.polygon([(x(-30), cy - 38), (x(-44), cy - 32), (x(-30), cy - 30)], fill=red)  # beak
-    draw.ellipse(sorted_box(x(-22), cy - 42, x(-16), cy - 36), fill=BLACK)  # eye
+    draw.ellipse(_sorted_box(x(-22), cy - 42, x(-16), cy - 36), fill=BLACK)  # eye
     draw.line([(x(-8), cy + 26), (x(-12), cy + 46)], fill=red, width=3)
     draw.line([(x(6), cy + 26), (x(8), cy + 46)], fill=red, width=3)
 
 
-def sorted_box(x1: float, y1: float, x2: float, y2: float) -> list[float]:
+def _sorted_box(x1: float, y1: float, x2: float, y2: float) -> list[float]:
     """An ellipse's box with its corners in order, whichever way the drawing was mirrored."""
     return [min(x1, x2), y1, max(x1, x2), y2]
 

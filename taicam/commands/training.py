@@ -220,7 +220,7 @@ def _add_data(commands: argparse._SubParsersAction) -> None:
     synth.add_argument(
         "--varied-suits",
         action="store_true",
-        help="draw each set's circles and sticks its own way (wheels, petals, rings, chains, bent stalks), "
+        help="draw each set's circles, sticks and 1s bird its own way (wheels, petals, rings, chains, bent stalks), "
         "so a reader learns to count them whatever their art",
     )
     synth.set_defaults(handler=_cmd_data_synth)

@@ -143,8 +143,10 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
         for i in w.params["detections"]
     }  # fmt: skip
     singles = [(k,) for k, (i, _) in enumerate(readings) if i in broken]
+    tried_first = set(singles)
     trials = skips = 0
-    for chosen in itertools.chain(singles, (c for c in _cheapest_sets(costs, MAX_CHANGED_TILES) if c not in singles)):
+    rest = (c for c in _cheapest_sets(costs, MAX_CHANGED_TILES) if c not in tried_first)
+    for chosen in itertools.chain(singles, rest):
         changed = [readings[k] for k in chosen]
         if len({i for i, _ in changed}) < len(changed):  # one tile read two ways at once
             skips += 1
