@@ -107,6 +107,39 @@ def test_refine_keeps_boxes_and_gives_other_readings(detector):
     assert len(detector.reread(scene.image, Detections.empty())) == 0
 
 
+def test_an_unplaced_face_keeps_the_bird_among_its_readings():
+    from vision.classifier import BIRD, BIRD_FLOOR, BIRD_UNSURE, keep_the_bird
+
+    east, west, red, bird = (TILE_CODES.index(c) for c in ("1z", "3z", "7z", "1s"))
+    chosen = np.array([TILE_CODES.index("6z"), TILE_CODES.index("4m"), TILE_CODES.index("4m"), bird, TILE_CODES.index("9s")])
+    confidence = np.array([0.2, 0.2, BIRD_UNSURE + 0.1, 0.2, 0.3], np.float32)
+    others = np.array([[east, west, red], [east, bird, red], [east, west, red], [east, west, red], [east, west, red]])
+    scores = np.array([[0.2, 0.1, 0.01]] * 5, np.float32)
+    bird_probability = np.array([0.001, 0.15, 0.001, 0.2, 0.12], np.float32)
+    kept, kept_scores = keep_the_bird(confidence, chosen, others, scores, bird_probability)
+    # Read unsurely and lacking it: the bird at the floor, in its place among the others.
+    assert kept[0].tolist() == [east, west, BIRD] and kept_scores[0].tolist() == pytest.approx([0.2, 0.1, BIRD_FLOOR])
+    # Its own probability when that is more than the floor.
+    assert kept[4].tolist() == [east, BIRD, west] and kept_scores[4].tolist() == pytest.approx([0.2, 0.12, 0.1])
+    for row in (1, 2, 3):  # already there; read surely enough; read as the bird
+        assert kept[row].tolist() == others[row].tolist() and kept_scores[row].tolist() == pytest.approx(scores[row].tolist())
+    assert others[0].tolist() == [east, west, red]  # the caller's arrays are left as they were
+
+
+def test_refine_gives_an_unsure_tile_the_bird_to_fall_back_on(detector, monkeypatch):
+    from vision.classifier import BIRD, BIRD_FLOOR
+
+    classifier = detector.classifier
+    probabilities = np.full((1, len(TILE_CODES)), 0.001, np.float32)
+    probabilities[0, : OTHER_READINGS + 1] = np.linspace(0.3, 0.1, OTHER_READINGS + 1)  # 1m the likeliest
+    monkeypatch.setattr(classifier, "probabilities", lambda image, xyxy, second_look=True: probabilities)
+    unsure = Detections(np.array([[0, 0, 30, 40]], np.float32), np.array([0.3], np.float32), np.array([0]))
+    refined = classifier.refine(np.zeros((50, 50, 3), np.uint8), unsure)
+    assert refined.class_id[0] == 0 and refined.other_class_ids is not None and refined.other_confidences is not None
+    assert refined.other_class_ids[0].tolist() == [*range(1, OTHER_READINGS), BIRD]
+    assert refined.other_confidences[0, -1] == pytest.approx(BIRD_FLOOR)
+
+
 def test_unsure_crops_are_read_again_turned_tighter_and_looser(detector):
     from vision.classifier import LOOK_AGAIN_BELOW, MARGIN_STEP
 
