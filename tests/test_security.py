@@ -277,7 +277,7 @@ def test_a_jpeg_over_the_pixel_cap_is_decoded_at_a_fraction_of_its_side_and_a_pn
     decoder = ImageDecoder(max_pixels=1_000_000)
     big = jpeg(2000, 1000)  # 2 MP: a half of its side fits the cap
     assert decoder.check(big) == 2 and decoder.decode(big).shape == (500, 1000, 3)
-    assert decode_image(big, max_pixels=1_000_000).shape == (500, 1000, 3)  # the CLI's path, no header read first
+    assert decode_image(big, max_pixels=1_000_000).shape == (500, 1000, 3)  # the CLI's path
     assert ImageDecoder(max_pixels=40_000).decode(big).shape == (125, 250, 3)  # an eighth
     with pytest.raises(ImageRefused, match="2000×1000"):
         ImageDecoder(max_pixels=30_000).check(big)  # not even an eighth fits
@@ -286,6 +286,24 @@ def test_a_jpeg_over_the_pixel_cap_is_decoded_at_a_fraction_of_its_side_and_a_pn
         decoder.check(png)  # other formats decode whole: refused before decoding
     with pytest.raises(FrameError, match="too large"):
         decode_image(png, max_pixels=1_000_000)
+
+
+def test_the_cli_sizes_a_large_jpeg_from_its_header_and_decodes_it_once(monkeypatch, tmp_path):
+    from vision import frames
+
+    decodes = []
+    imdecode = cv2.imdecode
+    monkeypatch.setattr(frames.cv2, "imdecode", lambda buffer, flags: decodes.append(flags) or imdecode(buffer, flags))
+    path = tmp_path / "phone.jpg"
+    path.write_bytes(jpeg(2000, 1000))
+    assert frames.decode_image(path.read_bytes(), max_pixels=1_000_000).shape == (500, 1000, 3)
+    assert decodes == [cv2.IMREAD_REDUCED_COLOR_2]  # never the 2 MP whole first
+    with pytest.raises(frames.FrameError, match="2000×1000"):
+        frames.decode_image(path.read_bytes(), max_pixels=30_000)  # not even an eighth fits: refused unread
+    assert len(decodes) == 1
+    broken = b"\xff\xd8\xff\xe0 truncated jpeg"
+    with pytest.raises(frames.FrameError, match="not a decodable image"):
+        frames.decode_image(broken)  # a header Pillow cannot size still gets the decoder's verdict
 
 
 def test_decodes_run_at_most_the_configured_number_at_once(monkeypatch):

@@ -4,16 +4,19 @@ and frames pushed by a browser. A camera that fails says so and is retried, neve
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
 import numpy as np
+from PIL import Image
 
 from scoring.errors import ErrorCode, TaicamError
 
@@ -46,22 +49,41 @@ def decode_image(data: bytes, max_pixels: int = 50_000_000, reduce_by: int = 1) 
     """Decode image bytes to BGR, with a clear error for anything that is not an image.
 
     ``reduce_by`` (2, 4 or 8, JPEG only) decodes at that fraction of the side. A JPEG over
-    ``max_pixels`` decoded whole is decoded again as finely as fits; any other image is refused.
+    ``max_pixels`` is decoded as finely as fits, sized from its header first so that it is decoded
+    once (a header Pillow will not size, decoded whole first); any other image is refused.
     """
     if not data:
         raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
+    is_jpeg = data.startswith(JPEG_MAGIC)
+    if reduce_by == 1 and is_jpeg and (size := _jpeg_size(data)) is not None and size[0] * size[1] > max_pixels:
+        factor = jpeg_reduction(*size, max_pixels)
+        if factor is None:
+            raise FrameError(f"image too large: {size[0]}×{size[1]} pixels", ErrorCode.TOO_LARGE)
+        reduce_by = factor
     buffer = np.frombuffer(data, np.uint8)
     image = cv2.imdecode(buffer, REDUCED_JPEG_DECODES[reduce_by] if reduce_by > 1 else cv2.IMREAD_COLOR)
     if image is None:
         raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)", ErrorCode.NOT_AN_IMAGE)
     height, width = image.shape[:2]
-    if width * height > max_pixels and reduce_by == 1 and data.startswith(JPEG_MAGIC):
+    if width * height > max_pixels and reduce_by == 1 and is_jpeg:
         factor = jpeg_reduction(width, height, max_pixels)
         if factor is not None:
             return decode_image(data, max_pixels, factor)
     if width * height > max_pixels:
         raise FrameError(f"image too large: {width}×{height} pixels", ErrorCode.TOO_LARGE)
     return image
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's header, no pixel decoded; None when Pillow will not size it
+    (a broken header, or over Pillow's own bomb cap of about 179 MP)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                return image.size
+    except (Image.DecompressionBombError, OSError, ValueError, SyntaxError, EOFError, ImportError):
+        return None
 
 
 def jpeg_reduction(width: int, height: int, max_pixels: int) -> int | None:
