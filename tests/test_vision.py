@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +117,7 @@ def test_grouping_recovers_synthetic_layouts():
     assert right / len(seeds) >= 0.85
 
 
-def _row(codes: list[str], slots: list[int], confidence: float = 0.95) -> Detections:
+def _row(codes: list[str], slots: Sequence[float], confidence: float = 0.95) -> Detections:
     """Tiles 36 × 48 px lying in one row, tile i in slot ``slots[i]`` (40 px a slot)."""
     boxes = np.array([[20 + 40 * k, 100, 56 + 40 * k, 148] for k in slots], np.float32)
     classes = np.array([TILE_CODES.index(c) for c in codes], np.int64)
@@ -148,7 +149,7 @@ def test_grouping_reports_what_it_cannot_decide():
     assert group_tiles(Detections.empty()).warnings == [Notice(notices.NO_TILES)]
 
 
-def _hand_and_row_below(below: list[str], slots: list[int]) -> Detections:
+def _hand_and_row_below(below: list[str], slots: Sequence[float]) -> Detections:
     """The clean hand row of ``_row``, and ``below`` one row under it (100 px lower) in ``slots``."""
     hand = _row([*HAND_ROW, "8s"], [*range(16), 17])
     row = _row(below, slots)
@@ -157,6 +158,19 @@ def _hand_and_row_below(below: list[str], slots: list[int]) -> Detections:
         np.concatenate([hand.confidence, row.confidence]),
         np.concatenate([hand.class_id, row.class_id]),
     )
+
+
+def test_a_kong_that_loose_boxes_cut_in_two_runs_is_one_meld():
+    # A turned kong's boxes stray along the row: half a tile between its second and third.
+    cut = group_tiles(_hand_and_row_below(["1p"] * 4, [3, 4, 5.5, 6.5]))
+    assert {"kind": "kong", "tiles": ["1p"] * 4} in cut.hand_fields()["melds"]
+    assert not any(w.code == notices.NO_MELD for w in cut.warnings)
+    # A tile's room between them: a tile may be missing there, so the runs stay apart.
+    apart = group_tiles(_hand_and_row_below(["1p"] * 4, [3, 4, 6, 7]))
+    assert [w.params["tiles"] for w in apart.warnings if w.code == notices.NO_MELD] == [["1p", "1p"], ["1p", "1p"]]
+    # Runs that are melds already stay as they are.
+    two = group_tiles(_hand_and_row_below(["2m"] * 3 + ["3s"] * 3, [3, 4, 5, 6.5, 7.5, 8.5]))
+    assert [m["tiles"] for m in two.hand_fields()["melds"]] == [["2m"] * 3, ["3s"] * 3]
 
 
 def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():

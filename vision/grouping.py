@@ -21,6 +21,7 @@ from .detections import Detections
 from .notices import Notice
 
 SEGMENT_GAP = 0.32  # a gap wider than this (in tile widths) separates groups in a row
+JOIN_GAP = 0.7  # two runs this close (in tile widths; no tile fits between) may be one meld that loose boxes cut
 ROW_GAP_LIMIT = 3.2  # segments further apart than this along the row are not one row
 NEAR_ROWS = 3.5  # meld rows lie within this many tile heights of the concealed row
 MELD_ROW_REACH = 2.0  # rows of melds this close across count towards the row they flank
@@ -281,7 +282,7 @@ def group_tiles(detections: Detections) -> Layout:
     if lone:
         concealed, winning_candidates = _set_winning_tile(built, frame, concealed, lone)
     meld_runs += _meld_rows_nearby(built, frame)
-    for run in meld_runs:
+    for run in _join_broken_runs(meld_runs, codes, frame):
         _add_melds(built, frame, run)
     face_down = [i for i in concealed if codes[i] == BACK]
     if face_down:
@@ -422,6 +423,33 @@ def _meld_rows_nearby(built: _LayoutBuilder, frame: _HandFrame) -> list[list[int
         if order:
             runs.extend(_segments(order, frame.xy[:, 0], frame.unit))
     return runs
+
+
+def _join_broken_runs(runs: list[list[int]], codes: list[str], frame: _HandFrame) -> list[list[int]]:
+    """Neighbouring runs of one row that form no meld apart but do together, joined.
+
+    The boxes of a turned tile are loose, so their centres stray along the row: a kong's four
+    can measure a gap between its second and third that splits it in two runs of two.
+    """
+    joined: list[list[int]] = []
+    for run in runs:
+        if joined and _one_broken_meld(joined[-1], run, codes, frame):
+            joined[-1] = [*joined[-1], *run]
+        else:
+            joined.append(run)
+    return joined
+
+
+def _one_broken_meld(left: list[int], right: list[int], codes: list[str], frame: _HandFrame) -> bool:
+    gap = (frame.xy[right[0], 0] - frame.xy[left[-1], 0]) / frame.unit - 1
+    across = abs(frame.xy[right[0], 1] - frame.xy[left[-1], 1])
+    if not 0 <= gap <= JOIN_GAP or across > SAME_ROW * frame.tall:
+        return False
+    return not _forms_melds(left, codes) and not _forms_melds(right, codes) and _forms_melds([*left, *right], codes)
+
+
+def _forms_melds(run: list[int], codes: list[str]) -> bool:
+    return split_melds(run, [codes[i] for i in run], [0.0] * (len(run) - 1)) is not None
 
 
 def _add_melds(built: _LayoutBuilder, frame: _HandFrame, run: list[int]) -> None:
