@@ -738,6 +738,22 @@ def test_repair_mends_a_meld_a_misread_tile_broke(sure, runner_up, hand_sure, ha
     assert [(w["params"]["old"], w["params"]["tile"]) for w in changed] == [("9m", "2m")]
 
 
+def test_repair_keeps_a_mended_meld_while_it_looks_for_a_second_misread_tile():
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+
+    # The chow's 2m read 9m surely (runner-up 2m at 0.04), and the hand's 7p read 1p (runner-up 7p):
+    # the 48 cheapest sets are spent on the 14 unsure hand tiles' runner-ups (1z, no legal hand).
+    chow = _broken_chow(0.95, 0.04, 0.5, 0.37).detections
+    classes, others, scores = chow.class_id.copy(), chow.other_class_ids.copy(), chow.other_confidences.copy()
+    classes[3], others[3], scores[3] = TILE_CODES.index("1p"), TILE_CODES.index("7p"), 0.3
+    both = Detections(chow.xyxy, chow.confidence, classes, others, scores)
+    repaired = repair(Recognition(both, group_tiles(both), 0.0), ScoreRequest())
+    result = score_recognition(repaired, ScoreRequest()).to_json()
+    assert result["hand"]["melds"] == [{"kind": "chow", "tiles": ["1m", "2m", "3m"]}] and "total" in result["score"]
+    changed = [w for w in result["warnings"] if w["code"] == notices.SECOND_READING]
+    assert sorted((w["params"]["old"], w["params"]["tile"]) for w in changed) == [("1p", "7p"), ("9m", "2m")]
+
+
 def test_repair_reaches_a_tile_s_third_reading():
     from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
 
