@@ -754,6 +754,28 @@ def test_repair_keeps_a_mended_meld_while_it_looks_for_a_second_misread_tile():
     assert sorted((w["params"]["old"], w["params"]["tile"]) for w in changed) == [("1p", "7p"), ("9m", "2m")]
 
 
+def test_an_unsure_tile_that_only_one_code_fits_is_named_by_the_hand():
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+
+    def refused(pair: list[str]) -> Recognition:
+        read = _row([*HAND_ROW[:14], *pair, "1z"], [*range(16), 17])  # the winning tile set apart, read 1z
+        others = np.array([[TILE_CODES.index("2z"), TILE_CODES.index("3z")]] * 17)  # no legal hand either
+        scores = np.full((17, 2), 0.05, np.float32)
+        confidence = np.full(17, 0.9, np.float32)
+        confidence[16] = 0.3
+        detections = Detections(read.xyxy, confidence, read.class_id, others, scores)
+        return Recognition(detections, group_tiles(detections), 0.0)
+
+    result = score_recognition(repair(refused(["8s", "9s"]), ScoreRequest()), ScoreRequest()).to_json()
+    assert result["hand"]["winning_tile"] == "7s" and "total" in result["score"]  # 8s 9s wait on 7s alone
+    named = result["warnings"][0]
+    assert named["code"] == notices.NAMED_BY_HAND and named["params"] == {"tile": "7s", "old": "1z", "detections": [16]}
+    assert named["message"] == "read 1z as 7s: no other tile there makes a legal hand; correct it if that is wrong"
+    # 6s 7s wait on 5s or 8s: the hand cannot say which, so it stays refused.
+    two_sided = score_recognition(repair(refused(["6s", "7s"]), ScoreRequest()), ScoreRequest()).to_json()
+    assert two_sided["score"]["error"]["code"] == "not_winning"
+
+
 def test_repair_reaches_a_tile_s_third_reading():
     from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
 

@@ -44,6 +44,10 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         EN: "read {old} as {tile} (the model's choice no. {rank}, {confidence}) because {old} makes no legal hand;"
         " correct it if that is wrong",
     },
+    notices.NAMED_BY_HAND: {
+        ZH: "{old}看不清楚：只有{tile}組得成合法的牌，改讀成{tile}；若不對請更正",
+        EN: "read {old} as {tile}: no other tile there makes a legal hand; correct it if that is wrong",
+    },
     notices.READ_AS_FLOWER: {
         ZH: "{old}和花牌排在一起：改讀成{tile}；若不對請更正",
         EN: "read {old} as {tile} because it lies in the row of flowers; correct it if that is wrong",
