@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -159,37 +159,39 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     tried_first = set(singles)
     no_melds = _count_no_melds(layout)
     mending: list[int] = []  # singles that mend their run's meld and leave the hand refused
-    trials = skips = 0
     rest = (c for c in _cheapest_sets(costs, MAX_CHANGED_TILES) if c not in tried_first)
-    for chosen in itertools.chain(singles, rest):
-        changed = [readings[k] for k in chosen]
-        if len({i for i, _ in changed}) < len(changed):  # one tile read two ways at once
-            skips += 1
-            if skips > SKIPS_PER_TRIAL * MAX_READING_TRIALS:
-                break
-            continue
-        trials += 1
-        if trials > MAX_READING_TRIALS:
-            break
+    for chosen, changed in _each_tile_once(itertools.chain(singles, rest), readings, MAX_READING_TRIALS):
         trial, legal = _read_again(recognition, changed, as_laid_out)
         if legal:
             return _reported(recognition, trial, changed)
         if chosen in tried_first and _count_no_melds(trial.layout) < no_melds:
             mending.append(chosen[0])
     for mended in mending:
-        tried = 0
-        others = (c for c in _cheapest_sets(costs, MAX_CHANGED_TILES - 1) if mended not in c)
-        for chosen in itertools.islice(others, SKIPS_PER_TRIAL * MENDED_MELD_TRIALS):
-            changed = [readings[k] for k in (mended, *chosen)]
-            if len({i for i, _ in changed}) < len(changed):
-                continue
-            tried += 1
-            if tried > MENDED_MELD_TRIALS:
-                break
+        others = ((mended, *c) for c in _cheapest_sets(costs, MAX_CHANGED_TILES - 1) if mended not in c)
+        for _, changed in _each_tile_once(others, readings, MENDED_MELD_TRIALS):
             trial, legal = _read_again(recognition, changed, as_laid_out)
             if legal:
                 return _reported(recognition, trial, changed)
     return _named_by_the_hand(recognition, request, as_laid_out) or recognition
+
+
+def _each_tile_once(
+    sets: Iterable[tuple[int, ...]], readings: list[tuple[int, int]], most: int
+) -> Iterator[tuple[tuple[int, ...], list[tuple[int, int]]]]:
+    """Each set of reading indices with its (tile, rank) changes, ``most`` of them at most; sets that
+    read one tile two ways at once are skipped, and ``SKIPS_PER_TRIAL`` skips a set end it."""
+    tried = skipped = 0
+    for chosen in sets:
+        changed = [readings[k] for k in chosen]
+        if len({i for i, _ in changed}) < len(changed):
+            skipped += 1
+            if skipped > SKIPS_PER_TRIAL * most:
+                return
+            continue
+        tried += 1
+        if tried > most:
+            return
+        yield chosen, changed
 
 
 def _named_by_the_hand(recognition: Recognition, request: ScoreRequest, as_laid_out: ScoreRequest) -> Recognition | None:
