@@ -55,7 +55,7 @@ def decode_image(data: bytes, max_pixels: int = 50_000_000, reduce_by: int = 1) 
     if not data:
         raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
     is_jpeg = data.startswith(JPEG_MAGIC)
-    if reduce_by == 1 and is_jpeg and (size := _jpeg_size(data)) is not None and size[0] * size[1] > max_pixels:
+    if reduce_by == 1 and is_jpeg and (size := _header_size(data)) is not None and size[0] * size[1] > max_pixels:
         factor = jpeg_reduction(*size, max_pixels)
         if factor is None:
             raise FrameError(f"image too large: {size[0]}×{size[1]} pixels", ErrorCode.TOO_LARGE)
@@ -74,16 +74,38 @@ def decode_image(data: bytes, max_pixels: int = 50_000_000, reduce_by: int = 1) 
     return image
 
 
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a JPEG's header, no pixel decoded; None when Pillow will not size it
-    (a broken header, or over Pillow's own bomb cap of about 179 MP)."""
+class ImageRefused(FrameError):
+    """An image refused before decoding: ``code`` is ``too_large`` or ``busy``."""
+
+    def __init__(self, code: ErrorCode, message: str):
+        super().__init__(message, code)
+
+
+def image_header(data: bytes) -> tuple[int, int, str]:
+    """(width, height, format) from the header alone; ``FrameError`` when no image format is recognised."""
+    if not data:
+        raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
-                return image.size
-    except (Image.DecompressionBombError, OSError, ValueError, SyntaxError, EOFError, ImportError):
+                return image.size[0], image.size[1], image.format or ""
+    except Image.DecompressionBombError as error:  # Pillow's own cap (about 179 MP) is far above ours
+        raise ImageRefused(ErrorCode.TOO_LARGE, f"image too large: {error}") from error
+    # Pillow's ways of saying "not an image"; ImportError where ultralytics, imported in the same
+    # process, has patched Image.open to fetch a HEIF plugin for anything Pillow cannot identify.
+    except (OSError, ValueError, SyntaxError, EOFError, ImportError) as error:
+        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)", ErrorCode.NOT_AN_IMAGE) from error
+
+
+def _header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from the header; None when Pillow will not size it (a broken header, or one over
+    Pillow's own bomb cap of about 179 MP): the decoder decides those."""
+    try:
+        width, height, _ = image_header(data)
+    except FrameError:
         return None
+    return width, height
 
 
 def jpeg_reduction(width: int, height: int, max_pixels: int) -> int | None:

@@ -9,42 +9,15 @@ that libjpeg can decode at a half, a quarter or an eighth of its side within the
 
 from __future__ import annotations
 
-import io
 import threading
-import warnings
 
 import numpy as np
-from PIL import Image
 
 from scoring.errors import ErrorCode
 
-from .frames import FrameError, decode_image, jpeg_reduction
+from .frames import ImageRefused, decode_image, image_header, jpeg_reduction
 
 DECODE_WAIT_S = 30.0  # a decode slot not free by then: the server is busy, say so
-
-
-class ImageRefused(FrameError):
-    """An image refused before decoding: ``code`` is ``too_large`` or ``busy``."""
-
-    def __init__(self, code: ErrorCode, message: str):
-        super().__init__(message, code)
-
-
-def image_header(data: bytes) -> tuple[int, int, str]:
-    """(width, height, format) from the header alone; ``FrameError`` when no image format is recognised."""
-    if not data:
-        raise FrameError("empty upload: no image bytes", ErrorCode.NOT_AN_IMAGE)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
-                return image.size[0], image.size[1], image.format or ""
-    except Image.DecompressionBombError as error:  # Pillow's own cap (about 179 MP) is far above ours
-        raise ImageRefused(ErrorCode.TOO_LARGE, f"image too large: {error}") from error
-    # Pillow's ways of saying "not an image"; ImportError where ultralytics, imported in the same
-    # process, has patched Image.open to fetch a HEIF plugin for anything Pillow cannot identify.
-    except (OSError, ValueError, SyntaxError, EOFError, ImportError) as error:
-        raise FrameError("not a decodable image (JPEG, PNG, WebP or BMP expected)", ErrorCode.NOT_AN_IMAGE) from error
 
 
 class ImageDecoder:

@@ -161,7 +161,7 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     mending: list[int] = []  # singles that mend their run's meld and leave the hand refused
     rest = (c for c in _cheapest_sets(costs, MAX_CHANGED_TILES) if c not in tried_first)
     for chosen, changed in _each_tile_once(itertools.chain(singles, rest), readings, MAX_READING_TRIALS):
-        trial, legal = _read_again(recognition, changed, as_laid_out)
+        trial, legal = _read_again(recognition, _as_read(detections, changed), as_laid_out)
         if legal:
             return _reported(recognition, trial, changed)
         if chosen in tried_first and _count_no_melds(trial.layout) < no_melds:
@@ -169,7 +169,7 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     for mended in mending:
         others = ((mended, *c) for c in _cheapest_sets(costs, MAX_CHANGED_TILES - 1) if mended not in c)
         for _, changed in _each_tile_once(others, readings, MENDED_MELD_TRIALS):
-            trial, legal = _read_again(recognition, changed, as_laid_out)
+            trial, legal = _read_again(recognition, _as_read(detections, changed), as_laid_out)
             if legal:
                 return _reported(recognition, trial, changed)
     return _named_by_the_hand(recognition, request, as_laid_out) or recognition
@@ -203,14 +203,8 @@ def _named_by_the_hand(recognition: Recognition, request: ScoreRequest, as_laid_
         if i not in request.corrections and detections.confidence[i] < NAMED_BY_HAND_BELOW
     ]  # fmt: skip
     for index in sorted(unsure, key=lambda i: detections.confidence[i])[:NAMED_BY_HAND_TILES]:
-        fitting = []
-        for code in range(len(TILE_CODES)):
-            if code == detections.class_id[index]:
-                continue
-            trial = detections.with_class(index, code)
-            read = Recognition(trial, group_tiles(trial), recognition.ms)
-            if score_recognition(read, as_laid_out).error is None:
-                fitting.append(read)
+        codes = [code for code in range(len(TILE_CODES)) if code != detections.class_id[index]]
+        fitting = [read for read, legal in (_read_again(recognition, [(index, code)], as_laid_out) for code in codes) if legal]
         if len(fitting) == 1:
             named = fitting[0]
             old, new = (TILE_CODES[int(d.class_id[index])] for d in (detections, named.detections))
@@ -222,18 +216,20 @@ def _named_by_the_hand(recognition: Recognition, request: ScoreRequest, as_laid_
     return None
 
 
-def _read_again(
-    recognition: Recognition, changed: list[tuple[int, int]], as_laid_out: ScoreRequest
-) -> tuple[Recognition, bool]:
-    """The recognition with each (tile, rank) of ``changed`` read that other way and grouped again,
-    and whether it makes a legal hand."""
-    detections = recognition.detections
-    assert detections.other_class_ids is not None
-    trial = detections
-    for index, rank in changed:
-        trial = trial.with_class(index, int(detections.other_class_ids[index, rank]))
+def _read_again(recognition: Recognition, codes: list[tuple[int, int]], as_laid_out: ScoreRequest) -> tuple[Recognition, bool]:
+    """The recognition with each (tile, class id) of ``codes`` read so and grouped again, and whether
+    it makes a legal hand."""
+    trial = recognition.detections
+    for index, class_id in codes:
+        trial = trial.with_class(index, class_id)
     read = Recognition(trial, group_tiles(trial), recognition.ms)
     return read, score_recognition(read, as_laid_out).error is None
+
+
+def _as_read(detections: Detections, changed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(tile, class id) of each (tile, rank) other reading in ``changed``."""
+    assert detections.other_class_ids is not None
+    return [(index, int(detections.other_class_ids[index, rank])) for index, rank in changed]
 
 
 def _reported(recognition: Recognition, trial: Recognition, changed: list[tuple[int, int]]) -> Recognition:
