@@ -11,7 +11,7 @@ from taicam_datasets.real_scenes import REAL_HK, CropBank, face_crops, real_scen
 
 from scoring.tiles import BACK, TILE_CODES
 from vision.detector import BUNDLED_MODEL, ModelInfo, TileDetector
-from vision.photo import beside_sure_tiles
+from vision.photo import LONE_FLOWER_SCORE, beside_sure_tiles, lone_flowers
 
 HANDFUL = 3  # crops per code in the tiny bank
 GAP_SEEDS = 10  # real-tile scenes in which one tile of the row is taken away
@@ -67,6 +67,32 @@ def test_unsure_boxes_are_kept_only_beside_a_sure_tile_of_their_size():
     found = Detections(boxes, np.array([0.9, 0.1, 0.8, 0.1, 0.1], np.float32), np.zeros(5, np.int64))
     kept = beside_sure_tiles(found, conf=0.25)
     assert kept.xyxy.tolist() == boxes[:3].tolist()
+
+
+def test_a_box_alone_on_the_cloth_is_a_flower_suspect_when_its_flower_classes_score_enough():
+    from vision.detections import Detections
+
+    boxes = np.array([[0, 0, 40, 56], [42, 0, 82, 56], [600, 400, 640, 456], [900, 400, 940, 456]], np.float32)
+    five_p, one_s, spring, summer = (TILE_CODES.index(c) for c in ("5p", "1s", "1f", "2f"))
+    # A sure tile, an unsure one beside it, and two unsure boxes alone: one whose other readings are
+    # flowers scoring just enough in all, one whose flower readings fall short.
+    found = Detections(
+        boxes,
+        np.array([0.9, 0.2, 0.2, 0.2], np.float32),
+        np.array([five_p, one_s, five_p, one_s]),
+        np.array([[one_s, five_p], [spring, summer], [spring, summer], [spring, summer]]),
+        np.array([[0.1, 0.1], [0.3, 0.3], [LONE_FLOWER_SCORE / 2, LONE_FLOWER_SCORE / 2], [0.04, 0.04]], np.float32),
+    )
+    assert lone_flowers(found, conf=0.45).xyxy.tolist() == boxes[2:3].tolist()
+    assert len(lone_flowers(found[np.array([0])], conf=0.45)) == 0  # nothing left out, nothing suspected
+
+
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_flower_laid_far_from_the_hand_is_found(detector):
+    from bench.real_scenes import read_scene
+
+    scene = real_scene(CropBank.from_dataset(REAL_HK, "val"), 4)  # a lone 5f, read 5p at 0.25 by the detector
+    assert read_scene(detector, scene).to_json()["hand"]["flowers"] == scene.scene.layout["flowers"] == ["5f"]
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
