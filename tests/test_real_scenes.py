@@ -96,6 +96,16 @@ def test_a_flower_laid_far_from_the_hand_is_found(detector):
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_flower_the_view_of_the_hand_lost_is_found_again(detector):
+    from models.evaluate import match
+    from vision.photo import detect_photo
+
+    scene = real_scene(CropBank.from_dataset(REAL_HK, "val"), 52)  # the first look saw its 3f, the view did not
+    flowers = [i for i, (role, _) in enumerate(scene.scene.roles) if role == "flower"]
+    assert len(match(scene.boxes[flowers], detect_photo(detector, scene.scene.image, focus="hand"))) == len(flowers)
+
+
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 def test_real_tile_scenes_floor(detector):
     from bench.real_scenes import tally
 

@@ -174,6 +174,9 @@ def detect_and_read(
     winner's tiles on the real-tile scenes with it alone, 0.996 with the player's view first).
     """
     first, lone = first_look(detector, image, conf, iou)
+    # A flower the first look saw may be lost by the view of the player's tiles, which can score it
+    # lower: it is looked at again as a lone one is (seed 52 of bench/real_scenes.py).
+    lone = Detections.concat([lone, first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))]])
     if not second_pass or not len(first):
         return _with_lone_flowers(detector, image, detector.reread(image, first), lone, iou)
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
@@ -197,7 +200,8 @@ def detect_and_read(
 def _with_lone_flowers(
     detector: TileDetector, image: np.ndarray, found: Detections, lone: Detections, iou: float
 ) -> Detections:
-    """``found``, and those of the ``lone`` boxes no box of it covers that the classifier reads as flowers."""
+    """``found``, and those of the ``lone`` boxes (flowers, perhaps) that no box of it covers and that
+    the classifier reads as flowers."""
     suspects = _uncovered(lone, found, iou)
     if detector.classifier is None or not len(suspects):
         return found
