@@ -499,7 +499,9 @@ def test_a_hand_running_up_the_photo_is_read_level(detector):
 
     level = detect_photo(detector, scene.image, focus="hand")
     assert own_found(level) == len(own)
-    assert own_found(detect_photo(detector, scene.image, second_pass=False)) <= len(own) - 3
+    # Without the level view, neighbours' boxes in the tilted row cover two concealed tiles (a flower
+    # was lost too before lone flowers were read again).
+    assert own_found(detect_photo(detector, scene.image, second_pass=False)) <= len(own) - 2
 
 
 @pytest.mark.slow
