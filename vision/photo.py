@@ -175,16 +175,24 @@ def detect_and_read(
     winner's tiles on the real-tile scenes with it alone, 0.996 with the player's view first).
     """
     first, lone = first_look(detector, image, conf, iou)
+    found = _read_passes(detector, image, first, conf, iou, second_pass, focus)
     # A flower the first look saw may be lost by the view of the player's tiles, which can score it
     # lower: it is looked at again as a lone one is (seed 52 of bench/real_scenes.py).
-    lone = Detections.concat([lone, first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))]])
+    first_flowers = first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))]
+    return _with_lone_flowers(detector, image, found, Detections.concat([lone, first_flowers]), iou)
+
+
+def _read_passes(
+    detector: TileDetector, image: np.ndarray, first: Detections, conf: float, iou: float, second_pass: bool, focus: str
+) -> Detections:
+    """The first look's tiles read again, through the second pass's views where they are worth it."""
     if not second_pass or not len(first):
-        return _with_lone_flowers(detector, image, detector.reread(image, first), lone, iou)
+        return detector.reread(image, first)
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
     views = FOCUS_VIEWS[focus] if finer else (focus,)
     looks = [look for part in views if (look := _look_again(detector, image, first, conf, iou, part))]
     if not looks:
-        return _with_lone_flowers(detector, image, detector.reread(image, first), lone, iou)
+        return detector.reread(image, first)
     # A later view's box counts unless an earlier view's box covers it, inside that view too: on
     # the real-tile scenes that finds 21 more of 4,510 tiles than dropping every box inside an
     # earlier view, for 3 more boxes that match no tile (120 against 117).
@@ -194,8 +202,7 @@ def detect_and_read(
     inside = np.logical_or.reduce([view.contains(first.xyxy) for _, view in looks])
     outside = first[~inside]
     # Scoring reads only the player's tiles: the others keep the detector's codes, at no cost.
-    found = _add_outside(found, outside if focus == "hand" else detector.reread(image, outside), iou)
-    return _with_lone_flowers(detector, image, found, lone, iou)
+    return _add_outside(found, outside if focus == "hand" else detector.reread(image, outside), iou)
 
 
 def _with_lone_flowers(
@@ -287,23 +294,21 @@ def first_look(
     detector: TileDetector, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, fine: bool = True
 ) -> tuple[Detections, Detections]:
     """``first_pass``'s tiles, and the boxes alone on the cloth that may be flowers (``lone_flowers``)."""
-    raw = _detect_raw(detector, image, conf, iou)
-    first = beside_sure_tiles(raw, conf)
+    first, lone = _kept_and_lone_flowers(_detect_raw(detector, image, conf, iou), conf)
     long_side = max(image.shape[:2])
     model_side = max(detector.info.imgsz)
     if not fine or long_side < FINE_FIRST_FROM * model_side:
-        return first, lone_flowers(raw, conf)
+        return first, lone
     # Sure tiles only: the unsure ones kept beside them may be stains or halves of tiles.
     sure = first.narrow_sides[first.confidence >= conf]
     if len(sure) >= FEWEST_HAND_TILES and float(np.median(sure)) * model_side / long_side >= FINE_FIRST_BELOW_PX:
-        return first, lone_flowers(raw, conf)
+        return first, lone
     scale = min(1.0, FINE_FIRST_SIDE / long_side)
     smaller = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    finer_raw = _detect_view_raw(detector, smaller, conf, iou)
-    finer = beside_sure_tiles(finer_raw, conf)
+    finer, finer_lone = _kept_and_lone_flowers(_detect_view_raw(detector, smaller, conf, iou), conf)
     if len(finer) <= len(first):
-        return first, lone_flowers(raw, conf)
-    return finer.at(finer.xyxy / scale), lone_flowers(finer_raw.at(finer_raw.xyxy / scale), conf)
+        return first, lone
+    return finer.at(finer.xyxy / scale), finer_lone.at(finer_lone.xyxy / scale)
 
 
 def read_view(
@@ -488,14 +493,19 @@ def _kept_beside_sure(found: Detections, conf: float) -> np.ndarray:
 def lone_flowers(found: Detections, conf: float) -> Detections:
     """The boxes ``beside_sure_tiles`` leaves out whose flower classes score ``LONE_FLOWER_SCORE`` or
     more in all, the detector's reading and its other readings together: flowers, perhaps, laid apart."""
-    if found.other_class_ids is None or found.other_confidences is None or not len(found):
-        return Detections.empty()
-    left = found[~_kept_beside_sure(found, conf)]
-    assert left.other_class_ids is not None and left.other_confidences is not None
+    return _kept_and_lone_flowers(found, conf)[1]
+
+
+def _kept_and_lone_flowers(found: Detections, conf: float) -> tuple[Detections, Detections]:
+    """``beside_sure_tiles(found, conf)`` and ``lone_flowers(found, conf)``, from one pass over the boxes."""
+    keep = _kept_beside_sure(found, conf)
+    left = found[~keep]
+    if left.other_class_ids is None or left.other_confidences is None or not len(left):
+        return found[keep], Detections.empty()
     flower_score = np.where(np.isin(left.class_id, FLOWER_CLASSES), left.confidence, 0.0) + np.where(
         np.isin(left.other_class_ids, FLOWER_CLASSES), left.other_confidences, 0.0
     ).sum(axis=1)
-    return left[np.flatnonzero(flower_score >= LONE_FLOWER_SCORE)]
+    return found[keep], left[np.flatnonzero(flower_score >= LONE_FLOWER_SCORE)]
 
 
 def _windows(w: int, h: int, size: int) -> list[tuple[int, int, int, int]]:
