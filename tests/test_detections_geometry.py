@@ -63,3 +63,20 @@ def test_box_iou():
     a = np.array([[0, 0, 10, 10], [0, 0, 0, 0]], np.float64)
     b = np.array([[5, 0, 15, 10]], np.float64)
     assert np.allclose(box_iou(a, b), [[50 / 150], [0.0]])
+
+
+def test_flower_scores_follow_their_boxes():
+    found = Detections(
+        np.array([[0, 0, 10, 10], [20, 0, 30, 10]], np.float32),
+        np.array([0.9, 0.8], np.float32),
+        np.array([0, 1], np.int64),
+        flower_scores=np.array([0.0, 0.3], np.float32),
+    )
+    assert found[np.array([1])].flower_scores.tolist() == [np.float32(0.3)]
+    assert found.with_class(0, 5).flower_scores is found.flower_scores
+    assert found.shifted(5, 0).flower_scores is found.flower_scores
+    unmeasured = dets([[40, 0, 50, 10]], [0.7])
+    assert Detections.concat([found, unmeasured]).flower_scores.tolist() == [0.0, np.float32(0.3), 0.0]
+    assert Detections.concat([unmeasured, unmeasured]).flower_scores is None
+    with pytest.raises(ValueError, match=r"flower_scores must have shape \(2,\)"):
+        Detections(found.xyxy, found.confidence, found.class_id, flower_scores=np.zeros(3, np.float32))

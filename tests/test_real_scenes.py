@@ -106,6 +106,19 @@ def test_a_flower_the_view_of_the_hand_lost_is_found_again(detector):
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_flower_read_as_a_lone_tile_is_read_again_where_the_detector_saw_a_flower(detector):
+    from bench.real_scenes import read_scene
+    from models.evaluate import same_hand
+    from vision import notices
+
+    scene = real_scene(CropBank.from_dataset(REAL_HK, "val"), 669)  # its 4f, alone on the cloth, read 1s
+    read = read_scene(detector, scene).to_json()
+    assert same_hand(read["hand"], scene.scene.layout) and read["hand"]["flowers"] == ["4f"]
+    lone = [w["params"] for w in read["warnings"] if w["code"] == notices.READ_AS_LONE_FLOWER]
+    assert [(p["old"], p["tile"]) for p in lone] == [("1s", "4f")]
+
+
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 def test_real_tile_scenes_floor(detector):
     from bench.real_scenes import tally
 

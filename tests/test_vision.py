@@ -640,10 +640,11 @@ class _FlowerNamer:
 
 def test_a_tile_in_the_row_of_flowers_is_read_as_a_flower_and_said_so():
     from taicam.pipeline import Recognition, ScoreRequest, score_recognition
-    from taicam.pipeline.photo import read_flower_strays
+    from taicam.pipeline.photo import read_suspected_flowers
 
     detections = _hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6])
-    read, layout = read_flower_strays(_FlowerNamer(), np.zeros((300, 800, 3), np.uint8), detections, [17])
+    stray = {17: notices.READ_AS_FLOWER}
+    read, layout = read_suspected_flowers(_FlowerNamer(), np.zeros((300, 800, 3), np.uint8), detections, stray)
     result = score_recognition(Recognition(read, layout, 0.0), ScoreRequest()).to_json()
     assert sorted(result["hand"]["flowers"]) == ["2f", "3f", "4f"]
     assert result["warnings"][0]["code"] == notices.READ_AS_FLOWER
@@ -651,9 +652,37 @@ def test_a_tile_in_the_row_of_flowers_is_read_as_a_flower_and_said_so():
     assert "read 1s as 4f because it lies in the row of flowers" in result["warnings"][0]["message"]
 
 
+def test_a_lone_tile_where_the_detector_saw_a_flower_is_read_as_one_and_said_so():
+    from dataclasses import replace
+
+    from taicam.pipeline import Recognition, ScoreRequest, score_recognition
+    from taicam.pipeline.photo import ALONE_FLOWER_SCORE, alone_where_a_flower_was_seen, read_suspected_flowers
+
+    two_lone = _hand_and_row_below(["1s", "9m"], [3, 8])  # ids 17 and 18, each a run of its own
+    assert alone_where_a_flower_was_seen(group_tiles(two_lone), two_lone) == []  # no first look measured
+    scores = np.zeros(len(two_lone), np.float32)
+    scores[17], scores[18] = ALONE_FLOWER_SCORE, ALONE_FLOWER_SCORE / 2
+    seen = replace(two_lone, flower_scores=scores)
+    assert alone_where_a_flower_was_seen(group_tiles(seen), seen) == [17]  # 18 scored too little
+    flower = seen.with_class(17, TILE_CODES.index("2f"))  # read as a flower already
+    assert alone_where_a_flower_was_seen(group_tiles(flower), flower) == []
+    pung = _hand_and_row_below(["1z"] * 3, [3, 4, 5])  # in a meld, whatever the detector saw
+    pung = replace(pung, flower_scores=np.ones(len(pung), np.float32))
+    assert alone_where_a_flower_was_seen(group_tiles(pung), pung) == []
+
+    read, layout = read_suspected_flowers(
+        _FlowerNamer(), np.zeros((300, 800, 3), np.uint8), seen, {17: notices.READ_AS_LONE_FLOWER}
+    )
+    result = score_recognition(Recognition(read, layout, 0.0), ScoreRequest()).to_json()
+    assert result["hand"]["flowers"] == ["4f"]
+    assert result["warnings"][0]["params"] == {"tile": "4f", "old": "1s", "detections": [17]}
+    assert result["warnings"][0]["code"] == notices.READ_AS_LONE_FLOWER
+    assert "read 1s as 4f because it lies alone and the detector saw a flower there" in result["warnings"][0]["message"]
+
+
 def test_repairing_another_tile_keeps_the_tile_read_as_a_flower_and_its_warning(detector):
     from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
-    from taicam.pipeline.photo import read_flower_strays
+    from taicam.pipeline.photo import read_suspected_flowers
 
     read = _hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6])
     read = read.with_class(16, TILE_CODES.index("9s"))  # the winner: 9s completes no 67s, 8s does
@@ -665,7 +694,8 @@ def test_repairing_another_tile_keeps_the_tile_read_as_a_flower_and_its_warning(
     confidence[16] = confidence[17] = 0.5
     read = Detections(read.xyxy, confidence, read.class_id, others, scores)
     # The real flower reader names the tile among the flowers (from a blank photo: whichever flower).
-    flowered, layout = read_flower_strays(detector, np.zeros((300, 800, 3), np.uint8), read, [17])
+    stray = {17: notices.READ_AS_FLOWER}
+    flowered, layout = read_suspected_flowers(detector, np.zeros((300, 800, 3), np.uint8), read, stray)
     assert TILE_CODES[int(flowered.class_id[17])].endswith("f")
     result = score_recognition(repair(Recognition(flowered, layout, 0.0), ScoreRequest()), ScoreRequest()).to_json()
     assert result["hand"]["winning_tile"] == "8s" and len(result["hand"]["flowers"]) == 3  # the flower stays

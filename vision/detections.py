@@ -7,7 +7,7 @@ the grouping and the photo passes call it instead of each writing its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -36,6 +36,10 @@ class Detections:
     # readings make no legal hand; a score of 0 marks no reading.
     other_class_ids: np.ndarray | None = None
     other_confidences: np.ndarray | None = None
+    # (n,) what the detector's own flower classes scored at each box in its first look at the whole
+    # photo, its reading and other readings together (``vision.photo.detect_and_read``); the readers'
+    # later codes leave it as it was. None where no first look measured it (a frame of live video).
+    flower_scores: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.confidence)
@@ -55,6 +59,8 @@ class Detections:
                     raise ValueError(f"{name} must have shape ({n}, k), got {value.shape}")
             if self.other_class_ids.shape != self.other_confidences.shape:
                 raise ValueError("other_class_ids and other_confidences must have the same shape")
+        if self.flower_scores is not None and self.flower_scores.shape != (n,):
+            raise ValueError(f"flower_scores must have shape ({n},), got {self.flower_scores.shape}")
         if n and (self.class_id.min() < 0 or self.class_id.max() >= len(TILE_CODES)):
             raise ValueError(f"class_id must lie in 0..{len(TILE_CODES) - 1}")
 
@@ -68,17 +74,20 @@ class Detections:
     def __getitem__(self, index: np.ndarray | slice) -> Detections:
         other_classes = None if self.other_class_ids is None else self.other_class_ids[index]
         other_scores = None if self.other_confidences is None else self.other_confidences[index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], other_classes, other_scores)
+        flower_scores = None if self.flower_scores is None else self.flower_scores[index]
+        return Detections(
+            self.xyxy[index], self.confidence[index], self.class_id[index], other_classes, other_scores, flower_scores
+        )
 
     def at(self, xyxy: np.ndarray) -> Detections:
         """The same readings with the boxes moved to ``xyxy`` (another frame's pixels)."""
-        return Detections(xyxy, self.confidence, self.class_id, self.other_class_ids, self.other_confidences)
+        return replace(self, xyxy=xyxy)
 
     def with_class(self, index: int, class_id: int) -> Detections:
         """A copy where detection ``index`` reads as ``class_id``."""
         classes = self.class_id.copy()
         classes[index] = class_id
-        return Detections(self.xyxy, self.confidence, classes, self.other_class_ids, self.other_confidences)
+        return replace(self, class_id=classes)
 
     @property
     def other_count(self) -> int:
@@ -117,18 +126,20 @@ class Detections:
     @classmethod
     def concat(cls, parts: Sequence[Detections]) -> Detections:
         """All the parts' detections, in order; the other readings only if every part has them (as many
-        as the part with fewest)."""
+        as the part with fewest); flower scores if any part has them (0 for the boxes of those without)."""
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty()
         k = min(p.other_count for p in parts)
         others = [p.padded_others(k) for p in parts] if k else None
+        scored = any(p.flower_scores is not None for p in parts)
         return cls(
             np.concatenate([p.xyxy for p in parts]),
             np.concatenate([p.confidence for p in parts]),
             np.concatenate([p.class_id for p in parts]),
             np.concatenate([classes for classes, _ in others]) if others else None,
             np.concatenate([scores for _, scores in others]) if others else None,
+            np.concatenate([_flower_scores_of(p) for p in parts]) if scored else None,
         )
 
     @classmethod
@@ -151,6 +162,13 @@ class Detections:
             {"code": code, "box": [round(float(v), 1) for v in box], "confidence": round(float(conf), 4)}
             for code, box, conf in zip(self.codes, self.xyxy, self.confidence, strict=True)
         ]
+
+
+def _flower_scores_of(detections: Detections) -> np.ndarray:
+    """The detections' flower scores, 0 where none were measured."""
+    if detections.flower_scores is None:
+        return np.zeros(len(detections), np.float32)
+    return detections.flower_scores.astype(np.float32)
 
 
 def box_centres(xyxy: np.ndarray) -> np.ndarray:

@@ -65,7 +65,7 @@ class Layout:
     warnings: list[Notice] = field(default_factory=list)
     winning_candidates: list[int] = field(default_factory=list)  # detection ids
     # Tiles the hand did not take, read as no flower, in a run of flowers: flowers misread, most likely
-    # (``taicam.pipeline.photo.read_flower_strays`` asks the flower reader about them).
+    # (``taicam.pipeline.photo.read_suspected_flowers`` asks the flower reader about them).
     flower_strays: list[int] = field(default_factory=list)  # detection ids
 
     def hand_fields(self) -> dict[str, Any]:

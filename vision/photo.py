@@ -14,7 +14,7 @@ the tiles stand in the photos the detector reads best.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -68,6 +68,8 @@ FLOWER_CONF = 0.25  # a box read as a flower is kept from here, whatever the cal
 # (bench/real_scenes.py) 40 / 38 → 41 / 39 of 60 exactly, flower recall 0.964 / 0.989 → 0.988 / 1.000;
 # 0.05 reads the same, 0.2 loses a 5f scored 0.12.
 LONE_FLOWER_SCORE = 0.1
+# A box found counts the flower score of the first look's box it overlaps most, at this IoU or more.
+FIRST_LOOK_IOU = 0.3
 AREA_SHRINK_BELOW = 0.75  # a view scaled below this is shrunk by area first: sampling alone aliases fine strokes
 # A second pass that finds fewer than this share of the first pass's tiles inside its view went
 # wrong (blur, a hand over the tiles): the first pass's reading stands.
@@ -179,7 +181,20 @@ def detect_and_read(
     # A flower the first look saw may be lost by the view of the player's tiles, which can score it
     # lower: it is looked at again as a lone one is (seed 52 of bench/real_scenes.py).
     first_flowers = first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))]
-    return _with_lone_flowers(detector, image, found, Detections.concat([lone, first_flowers]), iou)
+    found = _with_lone_flowers(detector, image, found, Detections.concat([lone, first_flowers]), iou)
+    return _with_flower_scores(found, Detections.concat([first, lone]))
+
+
+def _with_flower_scores(found: Detections, looked: Detections) -> Detections:
+    """``found`` with the flower scores (``Detections.flower_scores``) of the first look's boxes ``looked``:
+    the readers may name a flower another tile, where the detector's own classes still saw a flower."""
+    scores = np.zeros(len(found), np.float32)
+    if len(found) and len(looked):
+        overlap = box_iou(found.xyxy, looked.xyxy)
+        best = overlap.argmax(axis=1)
+        near = overlap[np.arange(len(found)), best] >= FIRST_LOOK_IOU
+        scores[near] = _flower_score(looked)[best[near]]
+    return replace(found, flower_scores=scores)
 
 
 def _read_passes(
@@ -500,12 +515,17 @@ def _kept_and_lone_flowers(found: Detections, conf: float) -> tuple[Detections, 
     """``beside_sure_tiles(found, conf)`` and ``lone_flowers(found, conf)``, from one pass over the boxes."""
     keep = _kept_beside_sure(found, conf)
     left = found[~keep]
-    if left.other_class_ids is None or left.other_confidences is None or not len(left):
+    if left.other_class_ids is None or not len(left):
         return found[keep], Detections.empty()
-    flower_score = np.where(np.isin(left.class_id, FLOWER_CLASSES), left.confidence, 0.0) + np.where(
-        np.isin(left.other_class_ids, FLOWER_CLASSES), left.other_confidences, 0.0
-    ).sum(axis=1)
-    return found[keep], left[np.flatnonzero(flower_score >= LONE_FLOWER_SCORE)]
+    return found[keep], left[np.flatnonzero(_flower_score(left) >= LONE_FLOWER_SCORE)]
+
+
+def _flower_score(found: Detections) -> np.ndarray:
+    """(n,) what the detector's flower classes scored at each box, its reading and other readings together."""
+    score = np.where(np.isin(found.class_id, FLOWER_CLASSES), found.confidence, 0.0)
+    if found.other_class_ids is not None and found.other_confidences is not None:
+        score = score + np.where(np.isin(found.other_class_ids, FLOWER_CLASSES), found.other_confidences, 0.0).sum(axis=1)
+    return score.astype(np.float32)
 
 
 def _windows(w: int, h: int, size: int) -> list[tuple[int, int, int, int]]:

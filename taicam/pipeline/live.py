@@ -7,12 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from vision import notices
 from vision.detector import TileDetector
 from vision.grouping import group_tiles
 from vision.live import HandFollower, Signature, StableHandVoter
 
 from .contract import PhotoScore, Recognition, ScoreRequest
-from .photo import DEFAULT_CONF, read_flower_strays, repair, score_recognition
+from .photo import DEFAULT_CONF, read_suspected_flowers, repair, score_recognition
 
 DEFAULT_STABLE_FRAMES = 5
 
@@ -46,7 +47,8 @@ class LiveScorer:
         detections = self.follower.detect(frame)
         layout = group_tiles(detections)
         if layout.flower_strays:
-            detections, layout = read_flower_strays(self.detector, frame, detections, layout.flower_strays, False)
+            strays = dict.fromkeys(layout.flower_strays, notices.READ_AS_FLOWER)
+            detections, layout = read_suspected_flowers(self.detector, frame, detections, strays, False)
         recognition = Recognition(detections, layout, (time.perf_counter() - start) * 1000)
         stable = self.voter.update(hand_signature(recognition.layout.hand_fields()), frame)
         if stable is None:
