@@ -173,6 +173,24 @@ def test_a_kong_that_loose_boxes_cut_in_two_runs_is_one_meld():
     assert [m["tiles"] for m in two.hand_fields()["melds"]] == [["2m"] * 3, ["3s"] * 3]
 
 
+def test_a_row_of_melds_with_a_concealed_kong_is_not_taken_for_the_hand():
+    # Four concealed tiles and the winning tile in front; behind, three chows and a concealed kong
+    # shown as back, face, face, back: the longer row, but its backs make it the melds.
+    hand = _row(["1z", "1z", "2z", "2z", "2z"], [0, 1, 2, 3, 4.6])
+    melds = _row(
+        ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "back", "5z", "5z", "back"],
+        [0, 1, 2, 3.5, 4.5, 5.5, 7, 8, 9, 10.5, 11.5, 12.5, 13.5],
+    )
+    both = Detections(
+        np.concatenate([hand.xyxy, melds.xyxy + np.array([0, 100, 0, 100], np.float32)]),
+        np.concatenate([hand.confidence, melds.confidence]),
+        np.concatenate([hand.class_id, melds.class_id]),
+    )
+    fields = group_tiles(both).hand_fields()
+    assert sorted(fields["concealed"]) == ["1z", "1z", "2z", "2z"] and fields["winning_tile"] == "2z"
+    assert {"kind": "concealed_kong", "tiles": ["5z"] * 4} in fields["melds"] and len(fields["melds"]) == 4
+
+
 def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():
     misread = group_tiles(_hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6]))
     assert misread.flower_strays == [17] and misread.hand_fields()["flowers"] == ["2f", "3f"]

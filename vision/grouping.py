@@ -160,19 +160,24 @@ def split_melds(ids: list[int], codes: list[str], gaps: list[float]) -> list[lis
     return best[n][1] if n in best else None
 
 
-def _pick_hand_row(rows: list[list[int]], codes: list[str], xy: np.ndarray, sizes: np.ndarray, tall: float) -> list[int]:
+def _pick_hand_row(
+    rows: list[list[int]], codes: list[str], confidence: np.ndarray, xy: np.ndarray, sizes: np.ndarray, tall: float
+) -> list[int]:
     """The concealed row: the winner's own face-up tiles are many and nearest the camera (largest).
 
     Walls (face down) and flowers do not count; a row that splits wholly into melds is
-    more likely the melds than the concealed hand, so it counts less. Rows of melds lying
-    just beside a row count for it: a short concealed row with four melds beside it is
-    the winner's, not a longer row of discards further off.
+    more likely the melds than the concealed hand, so it counts less. A surely face-down tile
+    stays in that split: a concealed kong shows its backs, a player's concealed tiles none.
+    Rows of melds lying just beside a row count for it: a short concealed row with four melds
+    beside it is the winner's, not a longer row of discards further off.
     """
     own, meld_mass, centre = [], [], []
     for row in rows:
-        faces = [i for i in sorted(row, key=lambda i: xy[i, 0]) if not is_flower(codes[i]) and codes[i] != BACK]
-        run = [codes[i] for i in faces]
-        meld_like = len(run) >= 3 and split_melds(faces, run, [0.0] * len(run)) is not None
+        ordered = sorted(row, key=lambda i: xy[i, 0])
+        faces = [i for i in ordered if not is_flower(codes[i]) and codes[i] != BACK]
+        melds = [i for i in ordered if not is_flower(codes[i]) and (codes[i] != BACK or confidence[i] >= LOW_CONFIDENCE)]
+        run = [codes[i] for i in melds]
+        meld_like = len(faces) >= 3 and split_melds(melds, run, [0.0] * len(run)) is not None
         mass = float((sizes[faces] ** 2).sum())
         own.append(mass * (MELD_ROW_SHARE if meld_like else 1.0))
         meld_mass.append(mass if meld_like and len(faces) % 3 == 0 else 0.0)
@@ -214,7 +219,7 @@ class _HandFrame:
         rows, row_of = _link_rows(xy, along, across, big)
         # The biggest row of big tiles is the hand.
         candidates = [r for r in rows if big[r[0]]] or list(rows)
-        main = _pick_hand_row(candidates, codes, xy, sizes, float(np.median(np.maximum(along, across))))
+        main = _pick_hand_row(candidates, codes, detections.confidence, xy, sizes, float(np.median(np.maximum(along, across))))
         spacing = np.diff(np.sort(xy[main, 0]))
         # The pitch of touching tiles: the lower half of spacings, so gaps do not inflate it.
         unit = float(np.median(spacing[spacing <= np.median(spacing)])) if len(spacing) else float(along[main[0]])
