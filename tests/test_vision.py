@@ -191,6 +191,23 @@ def test_a_row_of_melds_with_a_concealed_kong_is_not_taken_for_the_hand():
     assert {"kind": "concealed_kong", "tiles": ["5z"] * 4} in fields["melds"] and len(fields["melds"]) == 4
 
 
+def test_a_flower_box_lying_over_a_surer_tile_is_a_second_reading_of_that_tile():
+    hand = _row([*HAND_ROW, "8s", "2f"], [*range(16), 17, 20])
+    unsure = _row(["4f"], [5.4], confidence=0.3)  # over the sixth hand tile, a little on the seventh
+    both = Detections(
+        np.concatenate([hand.xyxy, unsure.xyxy]),
+        np.concatenate([hand.confidence, unsure.confidence]),
+        np.concatenate([hand.class_id, unsure.class_id]),
+    )
+    layout = group_tiles(both)
+    fields = layout.hand_fields()
+    assert fields["flowers"] == ["2f"] and fields["concealed"] == HAND_ROW and fields["winning_tile"] == "8s"
+    assert [g.ids for g in layout.groups if g.role == "background"] == [[18]]
+    # Read more surely than the tile it lies on, it stays a flower.
+    sure = Detections(both.xyxy, np.array([*hand.confidence[:5], 0.2, *hand.confidence[6:], 0.3], np.float32), both.class_id)
+    assert sorted(group_tiles(sure).hand_fields()["flowers"]) == ["2f", "4f"]
+
+
 def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():
     misread = group_tiles(_hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6]))
     assert misread.flower_strays == [17] and misread.hand_fields()["flowers"] == ["2f", "3f"]
