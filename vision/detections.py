@@ -222,6 +222,13 @@ def areas(boxes: np.ndarray) -> np.ndarray:
     return (boxes[:, 2] - boxes[:, 0]).astype(np.float64) * (boxes[:, 3] - boxes[:, 1])
 
 
+def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n, m) share of the smaller box that each pair of ``a`` (n, 4) and ``b`` (m, 4) holds in common:
+    1 when one box lies wholly inside the other, whatever their sizes (IoU would not say so)."""
+    smaller = np.minimum(areas(a)[:, None], areas(b)[None, :])
+    return intersections(a, b) / np.maximum(smaller, 1e-6)
+
+
 def suppress_contained(detections: Detections, ratio: float = 0.6, sure: float = SURE_TILE) -> Detections:
     """Drop a box whose area is mostly (≥ ``ratio``) covered by more confident boxes.
 

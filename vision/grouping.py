@@ -17,7 +17,7 @@ import numpy as np
 from scoring.tiles import BACK, TILE_CODES, is_flower
 
 from . import notices
-from .detections import Detections, areas, intersections
+from .detections import Detections, overlap_of_smaller
 from .notices import Notice
 
 SEGMENT_GAP = 0.32  # a gap wider than this (in tile widths) separates groups in a row
@@ -265,7 +265,6 @@ class _LayoutBuilder:
         self.groups: list[TileGroup] = []
         self.warnings: list[Notice] = []
         self.used: set[int] = set()
-        self.second_readings: set[int] = set()  # boxes that look again at a tile another box holds
 
     def add(self, role: str, kind: str | None, ids: list[int], as_codes: list[str] | None = None) -> None:
         confidence = [float(self.detections.confidence[i]) for i in ids]
@@ -281,6 +280,9 @@ def group_tiles(detections: Detections) -> Layout:
         return Layout([], [Notice(notices.NO_TILES)])
     frame = _HandFrame.measure(detections, codes)
     built = _LayoutBuilder(detections, codes)
+    # A flower box lying on a surer tile's box joins the background: no flower, nor a tile of the hand's.
+    second_readings = _flowers_on_surer_tiles(detections, codes)
+    built.used.update(second_readings)
     _add_flowers(built, frame)
     concealed, meld_runs, lone = _split_hand_row(built, frame)
     if concealed:
@@ -298,7 +300,7 @@ def group_tiles(detections: Detections) -> Layout:
     if concealed:
         built.add("concealed", None, concealed)
     strays = _strays_among_flowers(built, frame)
-    background = [i for i in range(n) if i not in built.used or i in built.second_readings]
+    background = [i for i in range(n) if i not in built.used or i in second_readings]
     if background:
         built.add("background", None, background)
 
@@ -329,13 +331,8 @@ def _add_flowers(built: _LayoutBuilder, frame: _HandFrame) -> None:
     near = NEAR_ROWS * frame.tall
     beside = [i for i in range(len(codes)) if frame.big[i] and abs(xy[i, 1] - frame.row_y) <= near and codes[i] != BACK]
     x_low, x_high = xy[[*main, *beside], 0].min(), xy[[*main, *beside], 0].max()
-    # Such a box joins the background: no flower, and not a tile of the hand's either.
-    built.second_readings = _flowers_on_surer_tiles(built.detections, codes)
-    built.used.update(built.second_readings)
     for i in range(len(codes)):
-        if i in built.second_readings:
-            continue
-        if is_flower(codes[i]) and frame.sizes[i] >= SIZE_RATIO * np.median(frame.sizes[main]):
+        if i not in built.used and is_flower(codes[i]) and frame.sizes[i] >= SIZE_RATIO * np.median(frame.sizes[main]):
             dx = max(x_low - xy[i, 0], 0.0, xy[i, 0] - x_high)
             if dx <= FLOWER_REACH * frame.unit and abs(xy[i, 1] - frame.row_y) <= near:
                 built.add("flower", None, [i])
@@ -354,8 +351,7 @@ def _flowers_on_surer_tiles(detections: Detections, codes: list[str]) -> set[int
     if not flowers or not others:
         return set()
     boxes, confidence = detections.xyxy, detections.confidence
-    smaller = np.minimum(areas(boxes[flowers])[:, None], areas(boxes[others])[None, :])
-    overlap = intersections(boxes[flowers], boxes[others]) / np.maximum(smaller, 1e-6)
+    overlap = overlap_of_smaller(boxes[flowers], boxes[others])
     most = overlap.argmax(axis=1)
     return {
         flower

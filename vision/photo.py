@@ -22,12 +22,11 @@ import numpy as np
 from .detections import (
     FLOWER_CLASSES,
     Detections,
-    areas,
     box_centres,
     box_corners,
     box_iou,
     box_sizes,
-    intersections,
+    overlap_of_smaller,
 )
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
 from .grouping import group_tiles, row_gaps
@@ -553,9 +552,8 @@ def _uncovered(boxes: Detections, cover: Detections, iou: float) -> Detections:
     """The ``boxes`` that no box of ``cover`` holds ``iou`` or more of."""
     if not len(boxes) or not len(cover):
         return boxes
-    smaller = np.minimum(areas(boxes.xyxy)[:, None], areas(cover.xyxy)[None, :])
     # A tile cut by the view's edge leaves a part box inside a whole one: containment, not IoU.
-    overlap = intersections(boxes.xyxy, cover.xyxy) / np.maximum(smaller, 1e-6)
+    overlap = overlap_of_smaller(boxes.xyxy, cover.xyxy)
     return boxes[np.flatnonzero(overlap.max(axis=1) < iou)]
 
 
