@@ -843,6 +843,29 @@ def test_an_unsure_tile_that_only_one_code_fits_is_named_by_the_hand():
     assert two_sided["score"]["error"]["code"] == "not_winning"
 
 
+def test_a_tile_misread_surely_is_read_as_the_tile_the_rest_of_the_hand_waits_on():
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+
+    def refused(codes: list[str], misread: int) -> Recognition:
+        read = _row([*codes, "8s"], [*range(16), 17])
+        classes = read.class_id.copy()
+        classes[misread] = TILE_CODES.index("3z")  # read surely, the truth outside its readings
+        others = np.array([[TILE_CODES.index("1z"), TILE_CODES.index("2z")]] * 17)
+        detections = Detections(read.xyxy, read.confidence, classes, others, np.full((17, 2), 0.05, np.float32))
+        return Recognition(detections, group_tiles(detections), 0.0)
+
+    # 7p _ 9p: the other 16 tiles wait on 8p alone.
+    result = score_recognition(repair(refused(HAND_ROW, 7), ScoreRequest()), ScoreRequest()).to_json()
+    assert result["hand"]["concealed"][7] == "8p" and "total" in result["score"]
+    named = result["warnings"][0]
+    assert named["code"] == notices.READ_AS_WAITED and named["params"] == {"tile": "8p", "old": "3z", "detections": [7]}
+    # 5p _ beside 6s 7s: 5p or 8s completes them (the 5s of 5s 6s 7s, or a second 8s for the pair), and
+    # the readings favour neither, so the hand stays refused rather than guessed.
+    two_ways = [*HAND_ROW[:12], "5p", "5s", "6s", "7s"]
+    guessed = score_recognition(repair(refused(two_ways, 13), ScoreRequest()), ScoreRequest()).to_json()
+    assert guessed["score"]["error"]["code"] == "not_winning"
+
+
 def test_repair_reaches_a_tile_s_third_reading():
     from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.tiles import FLOWERS, TILE_CODES
 
-from .detections import FLOWER_CLASSES, OTHER_READINGS, Detections
+from .detections import FLOWER_CLASSES, OTHER_READINGS, SEARCHED_READINGS, Detections
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
@@ -168,18 +168,22 @@ class TileClassifier(_CropReader):
 def keep_the_bird(
     confidence: np.ndarray, chosen: np.ndarray, others: np.ndarray, scores: np.ndarray, bird: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Other readings with the 1s bird in the last place of a tile read at under ``BIRD_UNSURE`` that lacks it.
+    """Other readings with the 1s bird among the ``SEARCHED_READINGS`` of a tile read at under ``BIRD_UNSURE``.
 
     ``bird`` is the classifier's probability of the bird for each tile; the bird scores that, or
-    ``BIRD_FLOOR`` if more, and each changed row is sorted again, likeliest first.
+    ``BIRD_FLOOR`` if more, in the last searched place, so that the repair tries it; the readings it
+    moves on follow it, scored no higher than it, so that every list stays likeliest first.
     """
-    lacking = (confidence < BIRD_UNSURE) & (chosen != BIRD) & ~(others == BIRD).any(axis=1)
-    rows = np.flatnonzero(lacking)
+    searched = min(SEARCHED_READINGS, others.shape[1])
+    lacking = (confidence < BIRD_UNSURE) & (chosen != BIRD) & ~(others[:, :searched] == BIRD).any(axis=1)
     others, scores = others.copy(), scores.copy()
-    others[rows, -1], scores[rows, -1] = BIRD, np.maximum(bird[rows], BIRD_FLOOR)
-    order = np.argsort(-scores[rows], axis=1, kind="stable")
-    others[rows] = np.take_along_axis(others[rows], order, axis=1)
-    scores[rows] = np.take_along_axis(scores[rows], order, axis=1)
+    for row in np.flatnonzero(lacking):
+        rest = [(score, code) for code, score in zip(others[row], scores[row], strict=True) if code != BIRD]
+        head = sorted([*rest[: searched - 1], (max(float(bird[row]), BIRD_FLOOR), BIRD)], reverse=True)
+        last = head[-1][0]
+        readings = [*head, *((min(score, last), code) for score, code in rest[searched - 1 :])][: others.shape[1]]
+        others[row] = [code for _, code in readings]
+        scores[row] = [score for score, _ in readings]
     return others, scores
 
 
@@ -227,6 +231,9 @@ class FlowerReader(_CropReader):
             [confidence[flowers, None] * odds, np.where(no_flower, other_confidences[flowers], -1.0)], axis=1
         )
         likeliest = np.argsort(-scores, axis=1, kind="stable")[:, :OTHER_READINGS]
-        other_classes[flowers] = np.take_along_axis(candidates, likeliest, axis=1)
-        other_confidences[flowers] = np.take_along_axis(scores, likeliest, axis=1)
+        chosen_scores = np.take_along_axis(scores, likeliest, axis=1)
+        # Fewer readings than places: the rest are no reading, the tile's own code at 0, as padded.
+        none = chosen_scores < 0
+        other_classes[flowers] = np.where(none, classes[flowers, None], np.take_along_axis(candidates, likeliest, axis=1))
+        other_confidences[flowers] = np.where(none, 0.0, chosen_scores)
         return Detections(detections.xyxy, confidence, classes, other_classes, other_confidences)

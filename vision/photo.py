@@ -21,6 +21,7 @@ import numpy as np
 
 from .detections import (
     FLOWER_CLASSES,
+    SEARCHED_READINGS,
     Detections,
     box_centres,
     box_corners,
@@ -520,10 +521,12 @@ def _kept_and_lone_flowers(found: Detections, conf: float) -> tuple[Detections, 
 
 
 def _flower_score(found: Detections) -> np.ndarray:
-    """(n,) what the detector's flower classes scored at each box, its reading and other readings together."""
+    """(n,) what the detector's flower classes scored at each box, its reading and its likeliest other
+    readings together (the ``SEARCHED_READINGS`` its thresholds were chosen with)."""
     score = np.where(np.isin(found.class_id, FLOWER_CLASSES), found.confidence, 0.0)
     if found.other_class_ids is not None and found.other_confidences is not None:
-        score = score + np.where(np.isin(found.other_class_ids, FLOWER_CLASSES), found.other_confidences, 0.0).sum(axis=1)
+        classes, scores = found.other_class_ids[:, :SEARCHED_READINGS], found.other_confidences[:, :SEARCHED_READINGS]
+        score = score + np.where(np.isin(classes, FLOWER_CLASSES), scores, 0.0).sum(axis=1)
     return score.astype(np.float32)
 
 

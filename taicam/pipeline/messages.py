@@ -48,6 +48,11 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         ZH: "{old}看不清楚：只有{tile}組得成合法的牌，改讀成{tile}；若不對請更正",
         EN: "read {old} as {tile}: no other tile there makes a legal hand; correct it if that is wrong",
     },
+    notices.READ_AS_WAITED: {
+        ZH: "{old}組不成合法的牌：其餘的牌聽{tile}，改讀成{tile}；若不對請更正",
+        EN: "read {old} as {tile}, a tile the rest of the hand waits on, because {old} makes no legal hand;"
+        " correct it if that is wrong",
+    },
     notices.READ_AS_FLOWER: {
         ZH: "{old}和花牌排在一起：改讀成{tile}；若不對請更正",
         EN: "read {old} as {tile} because it lies in the row of flowers; correct it if that is wrong",
