@@ -859,6 +859,14 @@ def test_a_tile_misread_surely_is_read_as_the_tile_the_rest_of_the_hand_waits_on
     assert result["hand"]["concealed"][7] == "8p" and "total" in result["score"]
     named = result["warnings"][0]
     assert named["code"] == notices.READ_AS_WAITED and named["params"] == {"tile": "8p", "old": "3z", "detections": [7]}
+    # The row's last tile read as a flower leaves the row a tile short: what the whole row waits on, it may be.
+    as_read = refused(HAND_ROW, 7).detections
+    flower = as_read.with_class(7, TILE_CODES.index("8p")).with_class(15, TILE_CODES.index("2f"))
+    as_flower = Recognition(flower, group_tiles(flower), 0.0)
+    assert score_recognition(as_flower, ScoreRequest()).to_json()["score"]["error"]["code"] == "tile_count"
+    result = score_recognition(repair(as_flower, ScoreRequest()), ScoreRequest()).to_json()
+    assert result["hand"]["concealed"][-1] == "7s" and result["hand"]["flowers"] == [] and "total" in result["score"]
+    assert result["warnings"][0]["params"] == {"tile": "7s", "old": "2f", "detections": [15]}
     # 5p _ beside 6s 7s: 5p or 8s completes them (the 5s of 5s 6s 7s, or a second 8s for the pair), and
     # the readings favour neither, so the hand stays refused rather than guessed.
     two_ways = [*HAND_ROW[:12], "5p", "5s", "6s", "7s"]
