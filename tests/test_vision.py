@@ -867,6 +867,16 @@ def test_a_tile_misread_surely_is_read_as_the_tile_the_rest_of_the_hand_waits_on
     result = score_recognition(repair(as_flower, ScoreRequest()), ScoreRequest()).to_json()
     assert result["hand"]["concealed"][-1] == "7s" and result["hand"]["flowers"] == [] and "total" in result["score"]
     assert result["warnings"][0]["params"] == {"tile": "7s", "old": "2f", "detections": [15]}
+    # A meld's tile misread surely, the truth outside its readings (9m read for the 2m of 1m 2m 3m, its
+    # runner-up 1z): 2m alone makes the run a meld again.
+    chow = _broken_chow(0.95, 0.04, 0.9, 0.05).detections
+    others = chow.other_class_ids.copy()
+    others[15] = TILE_CODES.index("1z")
+    unlisted = Detections(chow.xyxy, chow.confidence, chow.class_id, others, chow.other_confidences)
+    mended = repair(Recognition(unlisted, group_tiles(unlisted), 0.0), ScoreRequest())
+    result = score_recognition(mended, ScoreRequest()).to_json()
+    assert result["hand"]["melds"] == [{"kind": "chow", "tiles": ["1m", "2m", "3m"]}] and "total" in result["score"]
+    assert result["warnings"][0]["params"] == {"tile": "2m", "old": "9m", "detections": [15]}
     # 5p _ beside 6s 7s: 5p or 8s completes them (the 5s of 5s 6s 7s, or a second 8s for the pair), and
     # the readings favour neither, so the hand stays refused rather than guessed.
     two_ways = [*HAND_ROW[:12], "5p", "5s", "6s", "7s"]

@@ -19,11 +19,11 @@ from scoring.api import waits_json
 from scoring.errors import ErrorCode
 from scoring.evaluate import ScoreResult, score
 from scoring.hand import Hand, HandError, Meld, parse_hand
-from scoring.tiles import TILE_CODES, is_flower
+from scoring.tiles import PLAYING_TILES, TILE_CODES, is_flower
 from vision import notices
 from vision.detections import SEARCHED_READINGS, Detections
 from vision.detector import DEFAULT_CONF, TileDetector
-from vision.grouping import Layout, TileGroup, group_tiles
+from vision.grouping import Layout, TileGroup, group_tiles, meld_kind
 from vision.notices import Notice
 from vision.photo import detect_photo
 
@@ -179,11 +179,7 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
     # A meld-sized run beside the hand that formed no meld most likely holds a misread tile, however
     # sure of it the reader was (5m read 4m at 0.95 breaks 5m 6m 7m): each other reading of its tiles
     # alone first. Longer runs are discards and walls.
-    broken = {
-        i for w in layout.warnings
-        if w.code == notices.NO_MELD and len(w.params["detections"]) <= BROKEN_MELD_MOST
-        for i in w.params["detections"]
-    }  # fmt: skip
+    broken = {i for run in _broken_runs(layout) for i in run}
     singles = [(k,) for k, (i, _) in enumerate(readings) if i in broken]
     tried_first = set(singles)
     no_melds = _count_no_melds(layout)
@@ -254,8 +250,9 @@ def _read_as_the_rest_waits(recognition: Recognition, request: ScoreRequest, as_
     that makes a legal hand, the one its readings make least unlikely (``UNLISTED_ODDS``), with a warning.
 
     A tile of the row misread surely (2p read 3z at 0.9), or a tile of the row read as a flower, with
-    the truth outside the readings searched above: the other 16 tiles name the codes it could be. Once
-    a person has corrected tiles, the hand they left refused is not guessed at."""
+    the truth outside the readings searched above: the other 16 tiles name the codes it could be. A
+    meld's tile so misread leaves its run no meld: the run's other tiles name them. Once a person has
+    corrected tiles, the hand they left refused is not guessed at."""
     detections, layout = recognition.detections, recognition.layout
     if request.corrections:
         return None
@@ -264,6 +261,8 @@ def _read_as_the_rest_waits(recognition: Recognition, request: ScoreRequest, as_
     # A hand tile read as a flower leaves the row a tile short: what the row waits on, each flower may be.
     row_waits = _waits_of(row, None)
     asked += [(i, row_waits) for g in layout.groups if g.role == "flower" for i in g.ids]
+    # A meld tile misread leaves its run no meld: each tile may be what makes the run one again.
+    asked += [(i, codes) for run in _broken_runs(layout) for i, codes in _meld_mending_codes(run, detections)]
     found = sorted(
         (_cost_of_reading(detections, index, TILE_CODES.index(code)), index, TILE_CODES.index(code))
         for index, waits in asked
@@ -283,6 +282,23 @@ def _read_as_the_rest_waits(recognition: Recognition, request: ScoreRequest, as_
         ]
         return trial
     return None
+
+
+def _broken_runs(layout: Layout) -> list[list[int]]:
+    """Runs near the hand that formed no meld and are meld-sized (``BROKEN_MELD_MOST`` tiles at most)."""
+    return [
+        w.params["detections"] for w in layout.warnings
+        if w.code == notices.NO_MELD and len(w.params["detections"]) <= BROKEN_MELD_MOST
+    ]  # fmt: skip
+
+
+def _meld_mending_codes(run: list[int], detections: Detections) -> list[tuple[int, list[str]]]:
+    """Each tile of ``run`` with the codes that, read for it, make the run a meld."""
+    codes = [TILE_CODES[int(detections.class_id[i])] for i in run]
+    return [
+        (index, [code for code in PLAYING_TILES if meld_kind([*codes[:k], code, *codes[k + 1 :]]) is not None])
+        for k, index in enumerate(run)
+    ]
 
 
 def _waits_of(row: _HandRow, left_out: int | None) -> list[str]:
