@@ -884,6 +884,26 @@ def test_a_tile_misread_surely_is_read_as_the_tile_the_rest_of_the_hand_waits_on
     assert guessed["score"]["error"]["code"] == "not_winning"
 
 
+def test_a_second_misread_tile_is_read_as_waited_after_the_first_takes_its_other_reading():
+    from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
+
+    read = _row([*HAND_ROW, "8s"], [*range(16), 17])
+    classes, confidence = read.class_id.copy(), read.confidence.copy()
+    classes[7] = TILE_CODES.index("3z")  # the 8p of 7p 8p 9p, read surely, the truth outside its readings
+    classes[10], confidence[10] = TILE_CODES.index("9s"), 0.6  # the 3s of 2s 3s 4s, 3s its runner-up
+    others = np.array([[TILE_CODES.index("1z"), TILE_CODES.index("2z")]] * 17)
+    scores = np.full((17, 2), 0.05, np.float32)
+    others[10], scores[10] = [TILE_CODES.index("3s"), TILE_CODES.index("1z")], [0.3, 0.05]
+    detections = Detections(read.xyxy, confidence, classes, others, scores)
+    result = score_recognition(repair(Recognition(detections, group_tiles(detections), 0.0), ScoreRequest()), ScoreRequest())
+    answer = result.to_json()
+    assert answer["hand"]["concealed"][7] == "8p" and answer["hand"]["concealed"][10] == "3s" and "total" in answer["score"]
+    assert [(w["code"], w["params"]["old"], w["params"]["tile"]) for w in answer["warnings"][:2]] == [
+        (notices.SECOND_READING, "9s", "3s"),
+        (notices.READ_AS_WAITED, "3z", "8p"),
+    ]
+
+
 def test_repair_reaches_a_tile_s_third_reading():
     from taicam.pipeline import Recognition, ScoreRequest, repair, score_recognition
 

@@ -143,6 +143,7 @@ NAMED_BY_HAND_TILES = 3
 # by the classifier, which places even a code it rules out). Seeds 0–599 of the real-tile scenes: 346
 # → 359 of 600 read exactly, with twelve readings kept a tile.
 UNLISTED_ODDS = 0.01
+WAITED_AFTER_READINGS = 8
 
 
 def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
@@ -197,11 +198,15 @@ def repair(recognition: Recognition, request: ScoreRequest) -> Recognition:
             trial, legal = _read_again(recognition, _as_read(detections, changed), as_laid_out)
             if legal:
                 return _reported(recognition, trial, changed)
-    return (
-        _named_by_the_hand(recognition, request, as_laid_out)
-        or _read_as_the_rest_waits(recognition, request, as_laid_out)
-        or recognition
-    )
+    named = _named_by_the_hand(recognition, request, as_laid_out)
+    if named is not None:
+        return named
+    # Two tiles misread, one of them far from its readings: each of the cheapest other readings first.
+    for before in ([], *([reading] for reading in readings[:WAITED_AFTER_READINGS])):
+        waited = _read_as_the_rest_waits(recognition, request, as_laid_out, before)
+        if waited is not None:
+            return waited
+    return recognition
 
 
 def _each_tile_once(
@@ -245,17 +250,21 @@ def _named_by_the_hand(recognition: Recognition, request: ScoreRequest, as_laid_
     return None
 
 
-def _read_as_the_rest_waits(recognition: Recognition, request: ScoreRequest, as_laid_out: ScoreRequest) -> Recognition | None:
+def _read_as_the_rest_waits(
+    recognition: Recognition, request: ScoreRequest, as_laid_out: ScoreRequest, before: list[tuple[int, int]]
+) -> Recognition | None:
     """The hand with one tile read as a code the rest of the hand waits on: of every such (tile, code)
     that makes a legal hand, the one its readings make least unlikely (``UNLISTED_ODDS``), with a warning.
 
     A tile of the row misread surely (2p read 3z at 0.9), or a tile of the row read as a flower, with
     the truth outside the readings searched above: the other 16 tiles name the codes it could be. A
-    meld's tile so misread leaves its run no meld: the run's other tiles name them. Once a person has
-    corrected tiles, the hand they left refused is not guessed at."""
-    detections, layout = recognition.detections, recognition.layout
+    meld's tile so misread leaves its run no meld: the run's other tiles name them. ``before``: (tile,
+    rank) other readings taken first, each reported too. Once a person has corrected tiles, the hand
+    they left refused is not guessed at."""
     if request.corrections:
         return None
+    base = _read_again(recognition, _as_read(recognition.detections, before), as_laid_out)[0] if before else recognition
+    detections, layout = base.detections, base.layout
     row = _HandRow(layout, as_laid_out)
     asked = [(index, _waits_of(row, index)) for index in row.ids]
     # A hand tile read as a flower leaves the row a tile short: what the row waits on, each flower may be.
@@ -263,22 +272,24 @@ def _read_as_the_rest_waits(recognition: Recognition, request: ScoreRequest, as_
     asked += [(i, row_waits) for g in layout.groups if g.role == "flower" for i in g.ids]
     # A meld tile misread leaves its run no meld: each tile may be what makes the run one again.
     asked += [(i, codes) for run in _broken_runs(layout) for i, codes in _meld_mending_codes(run, detections)]
+    read_before = {index for index, _ in before}
     found = sorted(
         (_cost_of_reading(detections, index, TILE_CODES.index(code)), index, TILE_CODES.index(code))
-        for index, waits in asked
+        for index, waits in asked if index not in read_before
         for code in waits if code != TILE_CODES[int(detections.class_id[index])]
     )  # fmt: skip
     for position, (cost, index, class_id) in enumerate(found):
-        trial, legal = _read_again(recognition, [(index, class_id)], as_laid_out)
+        trial, legal = _read_again(base, [(index, class_id)], as_laid_out)
         if not legal:
             continue
         rivals = [rival for rival in found[position + 1 :] if rival[0] <= cost]  # found is sorted by cost
-        if any(_read_again(recognition, [(i, code)], as_laid_out)[1] for _, i, code in rivals):
+        if any(_read_again(base, [(i, code)], as_laid_out)[1] for _, i, code in rivals):
             return None  # two codes as likely: neither the readings nor the hand can say which
-        old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[class_id]
+        old, new = TILE_CODES[int(recognition.detections.class_id[index])], TILE_CODES[class_id]
         trial.layout.warnings[:0] = [
+            *_second_readings(recognition, before),
             Notice(notices.READ_AS_WAITED, {"tile": new, "old": old, "detections": [index]}),
-            *_flower_reads_kept(recognition, {index}),
+            *_flower_reads_kept(recognition, {index, *read_before}),
         ]
         return trial
     return None
@@ -341,15 +352,22 @@ def _as_read(detections: Detections, changed: list[tuple[int, int]]) -> list[tup
 
 def _reported(recognition: Recognition, trial: Recognition, changed: list[tuple[int, int]]) -> Recognition:
     """``trial`` with a warning for each tile it reads another way, and the earlier flower warnings it keeps."""
-    detections, warnings = recognition.detections, trial.layout.warnings
+    changed_ids = {index for index, _ in changed}
+    trial.layout.warnings[:0] = [*_second_readings(recognition, changed), *_flower_reads_kept(recognition, changed_ids)]
+    return trial
+
+
+def _second_readings(recognition: Recognition, changed: list[tuple[int, int]]) -> list[Notice]:
+    """A warning for each (tile, rank) other reading in ``changed``, as the tile was first read."""
+    detections = recognition.detections
     assert detections.other_class_ids is not None and detections.other_confidences is not None
-    warnings[:0] = _flower_reads_kept(recognition, {index for index, _ in changed})
-    for index, rank in reversed(changed):
+    found = []
+    for index, rank in changed:
         old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(detections.other_class_ids[index, rank])]
         confidence = round(float(detections.other_confidences[index, rank]), 2)
         params = {"tile": new, "old": old, "confidence": confidence, "rank": rank + 2, "detections": [index]}
-        warnings.insert(0, Notice(notices.SECOND_READING, params))
-    return trial
+        found.append(Notice(notices.SECOND_READING, params))
+    return found
 
 
 def _flower_reads_kept(recognition: Recognition, changed_ids: set[int]) -> list[Notice]:
