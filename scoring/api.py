@@ -10,8 +10,8 @@ from typing import Any
 
 from .errors import ErrorCode
 from .evaluate import score, wait_set
-from .hand import HAND_TILES, HandError, parse_hand
-from .rules import get_preset
+from .hand import HAND_TILES, Hand, HandError, parse_hand
+from .rules import Preset, get_preset
 from .tiles import PLAYING_TILES, chinese_name
 
 
@@ -48,6 +48,29 @@ def waits_json(data: Any) -> dict[str, Any]:
 
     ``data`` is a hand JSON without ``winning_tile``. Raises ``HandError``.
     """
+    probe, preset, waits = _waits(data)
+    results = []
+    for index in waits:
+        tile = PLAYING_TILES[index]
+        entry: dict[str, Any] = {"tile": tile, "name": chinese_name(tile)}
+        for label, self_drawn in (("discard", False), ("self_draw", True)):
+            hand = replace(probe, winning_tile=tile, context=replace(probe.context, self_drawn=self_drawn, robbing_kong=False))
+            try:
+                result = score(hand)
+                entry[label] = {"total": result.total, "patterns": [{"name": i.name, "tai": i.tai} for i in result.items]}
+            except HandError as error:
+                entry[label] = contract_error(error)
+        results.append(entry)
+    return {"preset": preset.name, "unit": preset.unit, "ready": bool(results), "waits": results}
+
+
+def waiting_tiles(data: Any) -> list[str]:
+    """The codes ``waits_json`` lists, without scoring each: what the whole-hand repair asks many times."""
+    return [PLAYING_TILES[index] for index in _waits(data)[2]]
+
+
+def _waits(data: Any) -> tuple[Hand, Preset, list[int]]:
+    """The hand parsed with a stand-in winning tile, its preset, and the tile indices it waits on."""
     if not isinstance(data, dict):
         raise HandError(ErrorCode.BAD_FIELD, "a hand must be a JSON object")
     if "winning_tile" in data:
@@ -55,7 +78,7 @@ def waits_json(data: Any) -> dict[str, Any]:
     concealed = data.get("concealed")
     if not isinstance(concealed, list) or not concealed:
         raise HandError(ErrorCode.BAD_FIELD, "'concealed' must list the tiles in hand")
-    # Parse with a stand-in winning tile to reuse every check; then score each real wait.
+    # Parse with a stand-in winning tile to reuse every check; the caller scores each real wait.
     melds = data.get("melds") or []
     if not isinstance(melds, list) or not all(isinstance(m, dict) and isinstance(m.get("tiles", []), list) for m in melds):
         raise HandError(ErrorCode.BAD_FIELD, "'melds' must be a list of objects, each with a list of 'tiles'")
@@ -76,17 +99,4 @@ def waits_json(data: Any) -> dict[str, Any]:
     probe = parse_hand({**data, "winning_tile": stand_in, "settlement": None})
     preset = get_preset(probe.preset)
     meld_tiles = [t for m in probe.melds for t in m.tiles]
-    waits = sorted(wait_set(probe.concealed, meld_tiles, len(probe.melds), preset.forms))
-    results = []
-    for index in waits:
-        tile = PLAYING_TILES[index]
-        entry: dict[str, Any] = {"tile": tile, "name": chinese_name(tile)}
-        for label, self_drawn in (("discard", False), ("self_draw", True)):
-            hand = replace(probe, winning_tile=tile, context=replace(probe.context, self_drawn=self_drawn, robbing_kong=False))
-            try:
-                result = score(hand)
-                entry[label] = {"total": result.total, "patterns": [{"name": i.name, "tai": i.tai} for i in result.items]}
-            except HandError as error:
-                entry[label] = contract_error(error)
-        results.append(entry)
-    return {"preset": preset.name, "unit": preset.unit, "ready": bool(results), "waits": results}
+    return probe, preset, sorted(wait_set(probe.concealed, meld_tiles, len(probe.melds), preset.forms))

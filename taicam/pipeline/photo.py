@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from scoring.api import waits_json
+from scoring.api import waiting_tiles
 from scoring.errors import ErrorCode
 from scoring.evaluate import ScoreResult, score
 from scoring.hand import Hand, HandError, Meld, parse_hand
@@ -323,7 +323,7 @@ def _waits_of(row: _HandRow, left_out: int | None) -> list[str]:
     hand = row.request.hand_json(row.tiles(left_out))
     del hand["winning_tile"]  # the waits are of the tiles before it
     try:
-        return [wait["tile"] for wait in waits_json(hand)["waits"]]
+        return waiting_tiles(hand)
     except HandError:
         return []
 
