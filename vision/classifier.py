@@ -32,6 +32,10 @@ DETECTOR_SURE = 0.95
 OVERRULE_RATIO = 2.0
 LOOK_AGAIN_BELOW = 0.9  # a crop read less surely than this is read again: turned, and cut tighter and looser
 MARGIN_STEP = 0.05  # of the box size per side, for those two extra cuts
+# A crop read six ways at under this is read mirrored too. Real-tile scenes (seeds 0–599) read 374
+# hands exactly without the mirrored look, 382 with it from 0.6 and 383 from 0.9, which runs 22
+# crops a scene more than 0.6 does (models/README.md, fifteenth round).
+MIRROR_BELOW = 0.6
 QUARTER_TURNS = (1, 2, 3)  # the classifier trained on crops at every quarter turn: each turn is another view
 # Every maker draws its own 1s bird, so a face the classifier cannot place is most often the bird: in
 # real-tile scenes a 1s read as 6z, 4m or 9s at 0.14–0.32 had the bird outside its other readings. A
@@ -113,19 +117,35 @@ class TileClassifier(_CropReader):
         With ``second_look``, a crop read at less than ``LOOK_AGAIN_BELOW`` is read again at its
         other three quarter turns, and cut twice more, tighter and looser by ``MARGIN_STEP``; the
         six readings are averaged. A box that strays by a few pixels no longer decides a flower's
-        glyph, and one view's mistake is outvoted (models/README.md has the gain of each).
+        glyph, and one view's mistake is outvoted (models/README.md has the gain of each). A crop
+        still read at under ``MIRROR_BELOW`` is read the same six ways mirrored, and the surer
+        reading stands.
         """
         if len(xyxy) == 0:
             return np.zeros((0, len(self.codes)), np.float32)
         crops = crop_tiles(image, xyxy, self.side, self.margin)
         probabilities = self._run(crops)
         unsure = np.flatnonzero(probabilities.max(axis=1) < LOOK_AGAIN_BELOW)
-        if second_look and len(unsure):
-            views = [np.rot90(crops[unsure], turns, axes=(1, 2)) for turns in QUARTER_TURNS]
-            views += [crop_tiles(image, xyxy[unsure], self.side, self.margin + step) for step in (-MARGIN_STEP, MARGIN_STEP)]
-            readings = self._run(np.concatenate(views)).reshape(len(views), len(unsure), -1)
-            probabilities[unsure] = (probabilities[unsure] + readings.sum(axis=0)) / (len(views) + 1)
+        if not second_look or not len(unsure):
+            return probabilities
+        views = self._six_views(image, xyxy[unsure], crops[unsure])
+        readings = self._run(np.concatenate(views[1:])).reshape(len(views) - 1, len(unsure), -1)
+        probabilities[unsure] = (probabilities[unsure] + readings.sum(axis=0)) / len(views)
+        # Some real photos are mirror images (a front camera's; real-hk-v4's flipped copies, whose
+        # crops the real-tile scenes lay out): a crop still unsure is read mirrored too, the same six
+        # ways, and the surer of the two readings stands.
+        still = unsure[probabilities[unsure].max(axis=1) < MIRROR_BELOW]
+        if len(still):
+            mirrored_views = [view[:, :, ::-1] for view in self._six_views(image, xyxy[still], crops[still])]
+            mirrored = self._run(np.concatenate(mirrored_views)).reshape(len(mirrored_views), len(still), -1).mean(axis=0)
+            surer = mirrored.max(axis=1) > probabilities[still].max(axis=1)
+            probabilities[still[surer]] = mirrored[surer]
         return probabilities
+
+    def _six_views(self, image: np.ndarray, xyxy: np.ndarray, crops: np.ndarray) -> list[np.ndarray]:
+        """The boxes' ``crops``, then at their three other quarter turns, then cut tighter and looser."""
+        cuts = [crop_tiles(image, xyxy, self.side, self.margin + step) for step in (-MARGIN_STEP, MARGIN_STEP)]
+        return [crops, *(np.rot90(crops, turns, axes=(1, 2)) for turns in QUARTER_TURNS), *cuts]
 
     def read(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> Detections:
         """The boxes as the classifier alone reads them: its likeliest code, then its next ``OTHER_READINGS``."""
