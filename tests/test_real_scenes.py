@@ -119,6 +119,17 @@ def test_a_flower_read_as_a_lone_tile_is_read_again_where_the_detector_saw_a_flo
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_flower_the_finer_first_look_lost_is_read_as_a_lone_one(detector):
+    from bench.real_scenes import read_scene
+    from models.evaluate import same_hand
+
+    # Its 5f: the whole photo's look saw it at 0.2 as a 5f, the finer look did not see it at all.
+    scene = real_scene(CropBank.from_dataset(REAL_HK, "val"), 3004)
+    read = read_scene(detector, scene).to_json()
+    assert same_hand(read["hand"], scene.scene.layout) and read["hand"]["flowers"] == ["5f"]
+
+
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 def test_real_tile_scenes_floor(detector):
     from bench.real_scenes import tally
 

@@ -323,7 +323,12 @@ def first_look(
     finer, finer_lone = _kept_and_lone_flowers(_detect_view_raw(detector, smaller, conf, iou), conf)
     if len(finer) <= len(first):
         return first, lone
-    return finer.at(finer.xyxy / scale), finer_lone.at(finer_lone.xyxy / scale)
+    finer, finer_lone = finer.at(finer.xyxy / scale), finer_lone.at(finer_lone.xyxy / scale)
+    # The finer look can score a flower lower than the whole photo did: where it has no box, the
+    # whole photo's flowers stay for the lone flowers' read.
+    coarse_flowers = Detections.concat([first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))], lone])
+    lost = _uncovered(coarse_flowers, Detections.concat([finer, finer_lone]), iou)
+    return finer, Detections.concat([finer_lone, lost])
 
 
 def read_view(
