@@ -134,9 +134,10 @@ class TileClassifier(_CropReader):
         # Some real photos are mirror images (a front camera's; real-hk-v4's flipped copies, whose
         # crops the real-tile scenes lay out): a crop still unsure is read mirrored too, the same six
         # ways, and the surer of the two readings stands.
-        still = unsure[probabilities[unsure].max(axis=1) < MIRROR_BELOW]
+        unsure_still = probabilities[unsure].max(axis=1) < MIRROR_BELOW
+        still = unsure[unsure_still]
         if len(still):
-            mirrored_views = [view[:, :, ::-1] for view in self._six_views(image, xyxy[still], crops[still])]
+            mirrored_views = [view[unsure_still][:, :, ::-1] for view in views]
             mirrored = self._run(np.concatenate(mirrored_views)).reshape(len(mirrored_views), len(still), -1).mean(axis=0)
             surer = mirrored.max(axis=1) > probabilities[still].max(axis=1)
             probabilities[still[surer]] = mirrored[surer]

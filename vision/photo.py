@@ -180,7 +180,7 @@ def detect_and_read(
     found = _read_passes(detector, image, first, conf, iou, second_pass, focus)
     # A flower the first look saw may be lost by the view of the player's tiles, which can score it
     # lower: it is looked at again as a lone one is (seed 52 of bench/real_scenes.py).
-    first_flowers = first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))]
+    first_flowers = _read_as_flowers(first)
     found = _with_lone_flowers(detector, image, found, Detections.concat([lone, first_flowers]), iou)
     return _with_flower_scores(found, Detections.concat([first, lone]))
 
@@ -232,7 +232,7 @@ def _with_lone_flowers(
     read = detector.classifier.read(image, suspects.xyxy)
     if detector.flower_reader is not None:
         read = detector.flower_reader.refine(image, read)
-    flowers = read[np.flatnonzero(np.isin(read.class_id, FLOWER_CLASSES))]
+    flowers = _read_as_flowers(read)
     return _add_outside(found, flowers, iou) if len(flowers) else found
 
 
@@ -326,7 +326,7 @@ def first_look(
     finer, finer_lone = finer.at(finer.xyxy / scale), finer_lone.at(finer_lone.xyxy / scale)
     # The finer look can score a flower lower than the whole photo did: where it has no box, the
     # whole photo's flowers stay for the lone flowers' read.
-    coarse_flowers = Detections.concat([first[np.flatnonzero(np.isin(first.class_id, FLOWER_CLASSES))], lone])
+    coarse_flowers = Detections.concat([_read_as_flowers(first), lone])
     lost = _uncovered(coarse_flowers, Detections.concat([finer, finer_lone]), iou)
     return finer, Detections.concat([finer_lone, lost])
 
@@ -523,6 +523,11 @@ def _kept_and_lone_flowers(found: Detections, conf: float) -> tuple[Detections, 
     if left.other_class_ids is None or not len(left):
         return found[keep], Detections.empty()
     return found[keep], left[np.flatnonzero(_flower_score(left) >= LONE_FLOWER_SCORE)]
+
+
+def _read_as_flowers(found: Detections) -> Detections:
+    """The boxes of ``found`` read as flowers."""
+    return found[np.flatnonzero(np.isin(found.class_id, FLOWER_CLASSES))]
 
 
 def _flower_score(found: Detections) -> np.ndarray:
