@@ -59,6 +59,9 @@ class ClassifierConfig:
     recolour: float = field(
         default=0.0, metadata=_flag("share", "share of the training crops seen in other colours and with camera noise")
     )
+    mirror: float = field(
+        default=0.0, metadata=_flag("share", "share of the training crops seen mirrored, as flipped photos show them")
+    )
     width: float = field(
         default=1.0,
         metadata=_flag("amount", "channels as a multiple of the base network's; wider than --init: its channels copied"),

@@ -37,6 +37,8 @@ RECOLOUR_SATURATION = (0.5, 1.5)
 RECOLOUR_GAMMA = (0.7, 1.4)
 RECOLOUR_CHANNEL_GAIN = 0.15
 RECOLOUR_NOISE = 0.03
+# Real photos reach us mirrored (real-hk-v4 holds Roboflow's flipped copies; a front camera saves
+# mirror images): with ``--mirror`` that share of the crops is flipped left to right.
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -183,6 +185,14 @@ def _recolour(batch, share: float, generator):
     return torch.where(chosen, (moved + noise).clamp(0, 1), batch)
 
 
+def _mirror(batch, share: float, generator):
+    """``share`` of the crops flipped left to right."""
+    import torch
+
+    chosen = torch.rand(batch.shape[0], 1, 1, 1, generator=generator) < share
+    return torch.where(chosen, batch.flip(3), batch)
+
+
 def _accuracy(network, crops: np.ndarray, classes: np.ndarray) -> float:
     import torch
 
@@ -259,6 +269,8 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
                 batch = _coarsen(batch, config.coarsen, generator)
             if config.recolour:
                 batch = _recolour(batch, config.recolour, generator)
+            if config.mirror:
+                batch = _mirror(batch, config.mirror, generator)
             loss = torch.nn.functional.cross_entropy(
                 network(batch), torch.from_numpy(classes[chosen]), weight=weights, label_smoothing=0.05
             )

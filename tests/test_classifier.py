@@ -476,3 +476,17 @@ def test_recoloured_crops_stay_crops_and_only_the_chosen_share_moves():
     assert ((moved - batch).abs().amax(dim=(1, 2, 3)) > 0.01).all()  # every crop in other colours
     half = (_recolour(batch.clone(), 0.5, generator) != batch).flatten(1).any(dim=1).float().mean()
     assert 0.25 < half < 0.75
+
+
+def test_mirrored_crops_are_flipped_left_to_right_and_only_the_chosen_share():
+    torch = pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from models.train_classifier import _mirror
+
+    generator = torch.Generator().manual_seed(0)
+    batch = torch.rand(64, 3, 32, 32, generator=generator)
+    assert torch.equal(_mirror(batch, 0.0, generator), batch)
+    assert torch.equal(_mirror(batch, 1.0, generator), batch.flip(3))
+    half = _mirror(batch, 0.5, generator)
+    flipped = (half == batch.flip(3)).flatten(1).all(dim=1)
+    assert ((half == batch).flatten(1).all(dim=1) | flipped).all()  # each crop as it was or mirrored whole
+    assert 0.25 < flipped.float().mean() < 0.75
