@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +66,32 @@ def test_one_epoch_train_and_export_loads_in_onnxruntime(tmp_path):
     # Every export ships an INT8 copy beside the float model (models/quantize.py).
     int8 = TileDetector(Path(onnx_path).with_name("taicam-tiles.int8.onnx"), classifier_path=None)
     assert int8.info.names == TILE_CODES and len(int8.detect(image, conf=0.5)) >= 0
+
+
+@pytest.mark.slow
+def test_the_gpu_recipe_trains_its_runs_side_by_side_on_a_tiny_set(tmp_path):
+    """models/gpu_recipe.sh as a GPU session runs it, on CPU: the scarce GPU minutes must not be the
+    first place the script is tried. Renders stand in for the real photos (a YOLO layout with both splits)."""
+    pytest.importorskip("ultralytics", reason="the 'train' extra is not installed")
+    from vision.detector import TileDetector
+
+    real, out, work = tmp_path / "real", tmp_path / "out", tmp_path / "work"
+    synthesize(real, 6, seed=5, workers=2, progress=False)
+    tiny = {"DEVICE": "cpu", "N_SYNTH": "4", "N_REAL": "20", "PROCS": "2", "HOURS": "0.0003", "IMGSZ": "128", "BATCH": "4"}
+    env = os.environ | tiny | {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # this venv's python3
+        "WORKERS": "2", "REAL_DIR": str(real), "RUNS": "0.0002:2 0.0004:1", "OUT_DIR": str(out), "WORK": str(work),
+    }  # fmt: skip
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(["bash", "models/gpu_recipe.sh"], cwd=repo, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    for name, real_listed in (("lr0.0002-real2", 2), ("lr0.0004-real1", 1)):
+        kept = {path.name for path in (out / name).iterdir()}
+        assert kept == {"taicam-tiles.onnx", "taicam-tiles.int8.onnx", "taicam-tiles.pt", "results.csv"}
+        assert TileDetector(out / name / "taicam-tiles.onnx", classifier_path=None).info.names == TILE_CODES
+        # Each run trains on its own copy of the data, with the real photos listed as often as asked.
+        own_photos = f"- {work / f'{name}-data' / 'realhk' / 'images' / 'train'}\n"
+        assert (work / name / "data.yaml").read_text().count(own_photos) == real_listed
 
 
 @pytest.mark.slow
