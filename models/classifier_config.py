@@ -62,6 +62,9 @@ class ClassifierConfig:
     mirror: float = field(
         default=0.0, metadata=_flag("share", "share of the training crops seen mirrored, as flipped photos show them")
     )
+    turn: float = field(
+        default=0.0, metadata=_flag("share", "share of the training crops also turned by up to 45° either way, as tiles lie")
+    )
     width: float = field(
         default=1.0,
         metadata=_flag("amount", "channels as a multiple of the base network's; wider than --init: its channels copied"),

@@ -39,6 +39,10 @@ RECOLOUR_CHANNEL_GAIN = 0.15
 RECOLOUR_NOISE = 0.03
 # Real photos reach us mirrored (real-hk-v4 holds Roboflow's flipped copies; a front camera saves
 # mirror images): with ``--mirror`` that share of the crops is flipped left to right.
+# Tiles lie at every angle, and a real photo's axis-aligned box around a turned tile, squashed square,
+# shows its face turned inside the crop: with ``--turn`` that share of the crops is also turned by up to
+# this many degrees either way (the quarter turns of ``_augment`` give the rest), edges stretched.
+TURN_MOST_DEGREES = 45.0
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -193,6 +197,22 @@ def _mirror(batch, share: float, generator):
     return torch.where(chosen, batch.flip(3), batch)
 
 
+def _turn(batch, share: float, generator):
+    """``share`` of the crops turned by an angle of up to ``TURN_MOST_DEGREES`` either way."""
+    import torch
+    from torch.nn import functional
+
+    chosen = torch.rand(batch.shape[0], generator=generator) < share
+    if not chosen.any():
+        return batch
+    angle = (torch.rand(int(chosen.sum()), generator=generator) * 2 - 1) * float(np.radians(TURN_MOST_DEGREES))
+    cos, sin, zero = torch.cos(angle), torch.sin(angle), torch.zeros_like(angle)
+    theta = torch.stack([torch.stack([cos, -sin, zero], dim=1), torch.stack([sin, cos, zero], dim=1)], dim=1)
+    grid = functional.affine_grid(theta, list(batch[chosen].shape), align_corners=False)
+    batch[chosen] = functional.grid_sample(batch[chosen], grid, padding_mode="border", align_corners=False)
+    return batch
+
+
 def _accuracy(network, crops: np.ndarray, classes: np.ndarray) -> float:
     import torch
 
@@ -265,6 +285,8 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
         for step in range(steps_per_epoch):
             chosen = order[step * config.batch : (step + 1) * config.batch]
             batch = _augment(torch.from_numpy(to_blob(crops[chosen])), generator)
+            if config.turn:
+                batch = _turn(batch, config.turn, generator)
             if config.coarsen:
                 batch = _coarsen(batch, config.coarsen, generator)
             if config.recolour:

@@ -490,3 +490,28 @@ def test_mirrored_crops_are_flipped_left_to_right_and_only_the_chosen_share():
     flipped = (half == batch.flip(3)).flatten(1).all(dim=1)
     assert ((half == batch).flatten(1).all(dim=1) | flipped).all()  # each crop as it was or mirrored whole
     assert 0.25 < flipped.float().mean() < 0.75
+
+
+def test_turned_crops_are_turned_by_at_most_45_degrees_and_only_the_chosen_share():
+    torch = pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from models.train_classifier import _turn
+
+    generator = torch.Generator().manual_seed(0)
+    bar = torch.zeros(1, 3, 33, 33)
+    bar[:, :, 16, 4:29] = 1.0  # a bar along the middle row: turned, it leans by the angle
+    batch = bar.repeat(256, 1, 1, 1)
+    assert torch.equal(_turn(batch.clone(), 0.0, generator), batch)
+    half = _turn(batch.clone(), 0.5, generator)
+    changed = (half != batch).flatten(1).any(dim=1)
+    assert 0.35 < changed.float().mean() < 0.65  # the others are left exactly as they were
+    turned = _turn(batch.clone(), 1.0, generator)[:, 0]
+    # The bar's angle from its principal axis: within 45° either way, spread over both sides.
+    ys, xs = torch.meshgrid(torch.arange(33.0), torch.arange(33.0), indexing="ij")
+    mass = turned.sum(dim=(1, 2))
+    mean_x, mean_y = (turned * xs).sum(dim=(1, 2)) / mass, (turned * ys).sum(dim=(1, 2)) / mass
+    dx, dy = xs - mean_x[:, None, None], ys - mean_y[:, None, None]
+    xx, yy, xy = ((turned * d).sum(dim=(1, 2)) / mass for d in (dx * dx, dy * dy, dx * dy))
+    angles = torch.rad2deg(0.5 * torch.atan2(2 * xy, xx - yy))
+    assert angles.abs().max() < 46
+    assert angles.min() < -30 and angles.max() > 30
+    assert torch.allclose(mean_x, torch.full_like(mean_x, 16.0), atol=0.5)  # turned about the crop's centre
