@@ -43,9 +43,9 @@ wait
 echo "real-tile scenes done in $(( $(date +%s) - start )) s: $(cat "$WORK"/real_*/layouts.jsonl | wc -l) scenes"
 # One training a run, side by side. Each reads its own hard-linked copy of the data: ultralytics writes
 # its label caches beside the labels, and two runs listing different folders would overwrite each other's.
-read -ra runs <<< "$RUNS"; run_workers=$(( WORKERS / ${#runs[@]} ))
+read -ra runs <<< "$RUNS"; run_workers=$(( WORKERS / ${#runs[@]} )); names=()
 for spec in "${runs[@]}"; do
-  lr=${spec%%:*}; repeat=${spec##*:}; name=lr$lr-real$repeat; data=$WORK/$name-data
+  lr=${spec%%:*}; repeat=${spec##*:}; name=lr$lr-real$repeat; data=$WORK/$name-data; names+=("$name")
   mkdir -p "$data" && cp -al "$REAL_DIR" "$data/realhk" && cp -al "$WORK/synth" "$data/synth"
   run_real=(); run_checks=()
   for i in $(seq 0 $(( PROCS - 1 ))); do
@@ -61,8 +61,7 @@ done
 wait
 echo "train done in $(( $(date +%s) - start )) s"
 failed=0
-for spec in "${runs[@]}"; do
-  lr=${spec%%:*}; repeat=${spec##*:}; name=lr$lr-real$repeat
+for name in "${names[@]}"; do
   echo "== $name"
   # The whole log's end only when the run did not export (its progress bars are left out).
   if grep -q "^exported " "$WORK/$name.log"; then
