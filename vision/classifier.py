@@ -36,6 +36,11 @@ MARGIN_STEP = 0.05  # of the box size per side, for those two extra cuts
 # hands exactly without the mirrored look, 382 with it from 0.6 and 383 from 0.9, which runs 22
 # crops a scene more than 0.6 does (models/README.md, fifteenth round).
 MIRROR_BELOW = 0.6
+# A flower crop read at its four quarter turns at under this is read eight ways more, cut tighter and
+# looser, and then mirrored if still unsure. Real-tile scenes (1,080 seeds) read 675 hands exactly at
+# four turns alone, 688 from 0.6, and 687 from 0.9 or with every crop read twelve ways, which takes
+# 3.8 times the four turns' time, against 2.7 times from 0.6 (models/README.md, eighteenth round).
+FLOWER_CUTS_BELOW = 0.6
 QUARTER_TURNS = (1, 2, 3)  # the classifier trained on crops at every quarter turn: each turn is another view
 # Every maker draws its own 1s bird, so a face the classifier cannot place is most often the bird: in
 # real-tile scenes a 1s read as 6z, 4m or 9s at 0.14–0.32 had the bird outside its other readings. A
@@ -69,6 +74,11 @@ def to_blob(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 
+def _at_four_turns(crops: np.ndarray) -> list[np.ndarray]:
+    """The crops, then at their three other quarter turns."""
+    return [crops, *(np.rot90(crops, turns, axes=(1, 2)) for turns in QUARTER_TURNS)]
+
+
 class _CropReader:
     """An ONNX network that reads tile crops; its metadata names the ``codes`` it reads and its crop side."""
 
@@ -99,10 +109,27 @@ class _CropReader:
         exp = np.exp(logits)
         return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
 
-    def _turned(self, crops: np.ndarray) -> np.ndarray:
-        """(n, codes): the mean of the readings at the four quarter turns, run as one batch of 4n."""
-        views = [crops, *(np.rot90(crops, turns, axes=(1, 2)) for turns in QUARTER_TURNS)]
-        return self._run(np.concatenate(views)).reshape(len(views), len(crops), -1).mean(axis=0)
+    def _mean_reading(self, views: list[np.ndarray]) -> np.ndarray:
+        """(n, codes): the mean of the readings of ``views`` (each n crops), run as one batch."""
+        return self._run(np.concatenate(views)).reshape(len(views), len(views[0]), -1).mean(axis=0)
+
+    def _cuts(self, image: np.ndarray, xyxy: np.ndarray) -> list[np.ndarray]:
+        """The boxes cut as trained, then tighter and looser by ``MARGIN_STEP``."""
+        return [crop_tiles(image, xyxy, self.side, self.margin + step) for step in (0.0, -MARGIN_STEP, MARGIN_STEP)]
+
+    def _surer_mirrored(self, probabilities: np.ndarray, views: list[np.ndarray]) -> np.ndarray:
+        """``probabilities`` of ``views``, with each crop still read at under ``MIRROR_BELOW`` read
+        the same ways mirrored, where that reading is surer.
+
+        Some real photos are mirror images (a front camera's; real-hk-v4's flipped copies, whose
+        crops the real-tile scenes lay out).
+        """
+        unsure = np.flatnonzero(probabilities.max(axis=1) < MIRROR_BELOW)
+        if len(unsure):
+            mirrored = self._mean_reading([view[unsure][:, :, ::-1] for view in views])
+            surer = mirrored.max(axis=1) > probabilities[unsure].max(axis=1)
+            probabilities[unsure[surer]] = mirrored[surer]
+        return probabilities
 
 
 class TileClassifier(_CropReader):
@@ -130,23 +157,12 @@ class TileClassifier(_CropReader):
             return probabilities
         views = self._six_views(image, xyxy[unsure], crops[unsure])
         readings = self._run(np.concatenate(views[1:])).reshape(len(views) - 1, len(unsure), -1)
-        probabilities[unsure] = (probabilities[unsure] + readings.sum(axis=0)) / len(views)
-        # Some real photos are mirror images (a front camera's; real-hk-v4's flipped copies, whose
-        # crops the real-tile scenes lay out): a crop still unsure is read mirrored too, the same six
-        # ways, and the surer of the two readings stands.
-        unsure_still = probabilities[unsure].max(axis=1) < MIRROR_BELOW
-        still = unsure[unsure_still]
-        if len(still):
-            mirrored_views = [view[unsure_still][:, :, ::-1] for view in views]
-            mirrored = self._run(np.concatenate(mirrored_views)).reshape(len(mirrored_views), len(still), -1).mean(axis=0)
-            surer = mirrored.max(axis=1) > probabilities[still].max(axis=1)
-            probabilities[still[surer]] = mirrored[surer]
+        probabilities[unsure] = self._surer_mirrored((probabilities[unsure] + readings.sum(axis=0)) / len(views), views)
         return probabilities
 
     def _six_views(self, image: np.ndarray, xyxy: np.ndarray, crops: np.ndarray) -> list[np.ndarray]:
         """The boxes' ``crops``, then at their three other quarter turns, then cut tighter and looser."""
-        cuts = [crop_tiles(image, xyxy, self.side, self.margin + step) for step in (-MARGIN_STEP, MARGIN_STEP)]
-        return [crops, *(np.rot90(crops, turns, axes=(1, 2)) for turns in QUARTER_TURNS), *cuts]
+        return [*_at_four_turns(crops), *self._cuts(image, xyxy)[1:]]
 
     def read(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> Detections:
         """The boxes as the classifier alone reads them: its likeliest code, then its next ``OTHER_READINGS``."""
@@ -223,11 +239,35 @@ class FlowerReader(_CropReader):
     def __init__(self, model_path: Path | str = BUNDLED_FLOWER_READER, gate: threading.Semaphore | None = None):
         super().__init__(model_path, gate)
 
+    def probabilities(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> np.ndarray:
+        """(n, 8) probabilities of the eight flowers for the boxes.
+
+        With ``second_look`` every crop is read at its four quarter turns and the readings averaged.
+        A crop read at under ``FLOWER_CUTS_BELOW`` is also read at its four turns cut tighter and
+        looser by ``MARGIN_STEP``, and the twelve readings averaged; one still read at under
+        ``MIRROR_BELOW`` is read the same twelve ways mirrored, and the surer reading stands. The
+        numeral and character that tell flowers apart lie near the face's edge, where a box a few
+        pixels off cuts them (real-tile scenes: models/README.md, eighteenth round).
+        """
+        if len(xyxy) == 0:
+            return np.zeros((0, len(self.codes)), np.float32)
+        crops = crop_tiles(image, xyxy, self.side, self.margin)
+        if not second_look:
+            return self._run(crops)
+        probabilities = self._mean_reading(_at_four_turns(crops))
+        unsure = np.flatnonzero(probabilities.max(axis=1) < FLOWER_CUTS_BELOW)
+        if len(unsure):
+            views = [view for cut in self._cuts(image, xyxy[unsure]) for view in _at_four_turns(cut)]
+            # The first four views (the cut as trained) are those just read.
+            twelve = (probabilities[unsure] + 2 * self._mean_reading(views[4:])) / 3
+            probabilities[unsure] = self._surer_mirrored(twelve, views)
+        return probabilities
+
     def refine(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         """The same boxes, with every tile read as a flower given the flower this reader finds likeliest.
 
-        With ``second_look`` each crop is read at its four quarter turns (live video, whose frames
-        vote, reads it once). The tile's confidence (that it is a flower at all) stays. Its other
+        ``second_look`` reads each crop four ways and the unsure ones twelve, or each once (live
+        video, whose frames vote): see ``probabilities``. The tile's confidence (that it is a flower at all) stays. Its other
         readings become the reader's other flowers, each at the confidence the reader's odds against
         its pick give it, and those earlier readings that say it is no flower at all: the likeliest
         ``OTHER_READINGS`` of both, so a flower seen twice in one hand can still be repaired.
@@ -235,8 +275,7 @@ class FlowerReader(_CropReader):
         flowers = np.flatnonzero(np.isin(detections.class_id, FLOWER_CLASSES))
         if len(flowers) == 0:
             return detections
-        crops = crop_tiles(image, detections.xyxy[flowers], self.side, self.margin)
-        probabilities = self._turned(crops) if second_look else self._run(crops)
+        probabilities = self.probabilities(image, detections.xyxy[flowers], second_look)
         order = np.argsort(-probabilities, axis=1)
         rows = np.arange(len(flowers))
         best = order[:, 0]
