@@ -113,9 +113,9 @@ class _CropReader:
         """(n, codes): the mean of the readings of ``views`` (each n crops), run as one batch."""
         return self._run(np.concatenate(views)).reshape(len(views), len(views[0]), -1).mean(axis=0)
 
-    def _cuts(self, image: np.ndarray, xyxy: np.ndarray) -> list[np.ndarray]:
-        """The boxes cut as trained, then tighter and looser by ``MARGIN_STEP``."""
-        return [crop_tiles(image, xyxy, self.side, self.margin + step) for step in (0.0, -MARGIN_STEP, MARGIN_STEP)]
+    def _other_cuts(self, image: np.ndarray, xyxy: np.ndarray) -> list[np.ndarray]:
+        """The boxes cut tighter and looser than trained, by ``MARGIN_STEP``."""
+        return [crop_tiles(image, xyxy, self.side, self.margin + step) for step in (-MARGIN_STEP, MARGIN_STEP)]
 
     def _surer_mirrored(self, probabilities: np.ndarray, views: list[np.ndarray]) -> np.ndarray:
         """``probabilities`` of ``views``, with each crop still read at under ``MIRROR_BELOW`` read
@@ -162,7 +162,7 @@ class TileClassifier(_CropReader):
 
     def _six_views(self, image: np.ndarray, xyxy: np.ndarray, crops: np.ndarray) -> list[np.ndarray]:
         """The boxes' ``crops``, then at their three other quarter turns, then cut tighter and looser."""
-        return [*_at_four_turns(crops), *self._cuts(image, xyxy)[1:]]
+        return [*_at_four_turns(crops), *self._other_cuts(image, xyxy)]
 
     def read(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> Detections:
         """The boxes as the classifier alone reads them: its likeliest code, then its next ``OTHER_READINGS``."""
@@ -257,20 +257,20 @@ class FlowerReader(_CropReader):
         probabilities = self._mean_reading(_at_four_turns(crops))
         unsure = np.flatnonzero(probabilities.max(axis=1) < FLOWER_CUTS_BELOW)
         if len(unsure):
-            views = [view for cut in self._cuts(image, xyxy[unsure]) for view in _at_four_turns(cut)]
-            # The first four views (the cut as trained) are those just read.
-            twelve = (probabilities[unsure] + 2 * self._mean_reading(views[4:])) / 3
-            probabilities[unsure] = self._surer_mirrored(twelve, views)
+            other_cuts = [view for cut in self._other_cuts(image, xyxy[unsure]) for view in _at_four_turns(cut)]
+            twelve = (probabilities[unsure] + 2 * self._mean_reading(other_cuts)) / 3
+            probabilities[unsure] = self._surer_mirrored(twelve, [*_at_four_turns(crops[unsure]), *other_cuts])
         return probabilities
 
     def refine(self, image: np.ndarray, detections: Detections, second_look: bool = True) -> Detections:
         """The same boxes, with every tile read as a flower given the flower this reader finds likeliest.
 
         ``second_look`` reads each crop four ways and the unsure ones twelve, or each once (live
-        video, whose frames vote): see ``probabilities``. The tile's confidence (that it is a flower at all) stays. Its other
-        readings become the reader's other flowers, each at the confidence the reader's odds against
-        its pick give it, and those earlier readings that say it is no flower at all: the likeliest
-        ``OTHER_READINGS`` of both, so a flower seen twice in one hand can still be repaired.
+        video, whose frames vote): see ``probabilities``. The tile's confidence (that it is a flower
+        at all) stays. Its other readings become the reader's other flowers, each at the confidence
+        the reader's odds against its pick give it, and those earlier readings that say it is no
+        flower at all: the likeliest ``OTHER_READINGS`` of both, so a flower seen twice in one hand
+        can still be repaired.
         """
         flowers = np.flatnonzero(np.isin(detections.class_id, FLOWER_CLASSES))
         if len(flowers) == 0:
