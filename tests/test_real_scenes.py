@@ -106,6 +106,24 @@ def test_a_flower_the_view_of_the_hand_lost_is_found_again(detector):
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_tile_the_first_look_saw_surely_and_the_view_of_the_hand_lost_is_kept(detector):
+    from bench.real_scenes import read_scene
+    from models.evaluate import same_hand
+    from vision.detections import box_iou
+    from vision.photo import LOST_BY_THE_VIEW_KEPT_FROM, first_look
+
+    scene = real_scene(CropBank.from_dataset(REAL_HK, "val"), 204)  # its 4f, which the view of the hand does not see
+    four_f = TILE_CODES.index("4f")
+    flower = next(i for i, (role, _) in enumerate(scene.scene.roles) if role == "flower" and scene.scene.labels[i][0] == four_f)
+    first, _ = first_look(detector, scene.scene.image)
+    overlap = box_iou(scene.boxes[flower : flower + 1], first.xyxy)[0]
+    assert overlap.max() >= 0.5 and first.confidence[overlap.argmax()] >= LOST_BY_THE_VIEW_KEPT_FROM  # seen surely
+    read = read_scene(detector, scene).to_json()
+    assert same_hand(read["hand"], scene.scene.layout)
+    assert read["hand"]["flowers"] == scene.scene.layout["flowers"] == ["2f", "4f"]
+
+
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 def test_a_flower_read_as_a_lone_tile_is_read_again_where_the_detector_saw_a_flower(detector):
     from bench.real_scenes import read_scene
     from models.evaluate import same_hand
