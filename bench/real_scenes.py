@@ -15,6 +15,10 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
 - ``flower_accuracy``: the same for flowers (a misread flower usually makes a legal hand, which no repair questions).
+- ``lost_hands``: the hands not read exactly, by what went wrong first (``lost_hand_cause``): part of the
+  hand outside the photo, one of the winner's tiles not found, flowers misread only (a flower read as
+  another, or as a tile, or a tile read as a flower), other tiles misread only, both, or every tile found
+  and read right yet grouped wrong.
 
 - ``detect``: what ``taicam detect`` finds (``detect_photo``, every tile, at the default threshold):
   the winner's tiles found and read right, and every tile of the scene found (discards and walls too);
@@ -63,6 +67,7 @@ class RealSceneTally:
     flowers_found: Counter = field(default_factory=Counter)
     flowers_right: int = 0
     misses: list[int] = field(default_factory=list)  # seeds read wrong
+    lost: Counter = field(default_factory=Counter)  # hands read wrong, by ``lost_hand_cause``
 
     def add(self, scene: RealScene, scored: PhotoScore) -> None:
         self.scenes += 1
@@ -78,12 +83,19 @@ class RealSceneTally:
         codes = [TILE_CODES[scene.scene.labels[i][0]] for i in own]
         self.tiles += len(own)
         self.flowers.update(c for c in codes if is_flower(c))
-        for p, t in match(truth, detections):
+        pairs = match(truth, detections)
+        misread: list[tuple[str, str]] = []
+        for p, t in pairs:
+            read = TILE_CODES[int(detections.class_id[p])]
             self.found += 1
-            self.right_code += int(detections.class_id[p]) == TILE_CODES.index(codes[t])
+            self.right_code += read == codes[t]
+            if read != codes[t]:
+                misread.append((codes[t], read))
             if is_flower(codes[t]):
                 self.flowers_found[codes[t]] += 1
-                self.flowers_right += int(detections.class_id[p]) == TILE_CODES.index(codes[t])
+                self.flowers_right += read == codes[t]
+        if not right:
+            self.lost[lost_hand_cause(scene.scene.shows_whole_hand(), len(own) - len(pairs), misread)] += 1
 
     def figures(self) -> dict:
         flowers = sum(self.flowers.values())
@@ -97,7 +109,24 @@ class RealSceneTally:
             "flower_accuracy": round(self.flowers_right / max(sum(self.flowers_found.values()), 1), 4),
             "per_flower_recall": {c: f"{self.flowers_found[c]}/{n}" for c, n in sorted(self.flowers.items())},
             "missed_seeds": self.misses,
+            "lost_hands": dict(self.lost.most_common()),
         }
+
+
+def lost_hand_cause(shows_whole_hand: bool, not_found: int, misread: list[tuple[str, str]]) -> str:
+    """What first went wrong in a hand read wrong: ``misread`` holds (truth, read) of the winner's tiles
+    found and read as another code; a flower misread for a tile counts with the flowers."""
+    if not shows_whole_hand:
+        return "cut_off_by_the_photo"
+    if not_found:
+        return "a_tile_not_found"
+    flowers = any(is_flower(truth) or is_flower(read) for truth, read in misread)
+    tiles = any(not (is_flower(truth) or is_flower(read)) for truth, read in misread)
+    if flowers and tiles:
+        return "flowers_and_tiles_misread"
+    if flowers:
+        return "flowers_misread"
+    return "tiles_misread" if tiles else "grouped_wrong"
 
 
 def read_scene(detector: TileDetector, scene: RealScene, conf: float | None = None) -> PhotoScore:

@@ -155,6 +155,19 @@ def test_real_tile_scenes_floor(detector):
     assert counts.found / counts.tiles >= 0.9  # measured 0.991 (0.69 or so before row-aware acceptance)
     assert counts.right_code / counts.found >= 0.85  # measured 0.991 (0.76 before the real-tile fine-tune)
     assert counts.exact >= 3  # measured 4 of 6 (2 before the bird kept among unsure readings, none before #14)
+    assert sum(counts.lost.values()) == counts.scenes - counts.exact  # each hand read wrong has its cause
+
+
+def test_a_lost_hand_is_put_down_to_what_first_went_wrong():
+    from bench.real_scenes import lost_hand_cause
+
+    assert lost_hand_cause(False, 2, [("1m", "2m")]) == "cut_off_by_the_photo"
+    assert lost_hand_cause(True, 1, [("1m", "2m")]) == "a_tile_not_found"
+    assert lost_hand_cause(True, 0, [("3f", "1f")]) == "flowers_misread"
+    assert lost_hand_cause(True, 0, [("2p", "6f")]) == "flowers_misread"  # a tile read as a flower leaves the hand
+    assert lost_hand_cause(True, 0, [("7s", "4s"), ("2p", "3z")]) == "tiles_misread"
+    assert lost_hand_cause(True, 0, [("7s", "4s"), ("4f", "1s")]) == "flowers_and_tiles_misread"
+    assert lost_hand_cause(True, 0, []) == "grouped_wrong"
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
