@@ -14,11 +14,11 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
-- ``flower_accuracy``: the same for flowers (a misread flower usually makes a legal hand, which no repair questions).
+- ``flower_accuracy``: the same for flowers (a misread flower usually makes a legal hand, which no repair questions);
 - ``lost_hands``: the hands not read exactly, by what went wrong first (``lost_hand_cause``): part of the
   hand outside the photo, one of the winner's tiles not found, flowers misread only (a flower read as
-  another, or as a tile, or a tile read as a flower), other tiles misread only, both, or every tile found
-  and read right yet grouped wrong.
+  another, or as a tile, or a tile read as a flower), other tiles misread only, both, or every tile of
+  the winner's found and read right yet the hand grouped wrong or given a box too many (a discard, a tile boxed twice).
 
 - ``detect``: what ``taicam detect`` finds (``detect_photo``, every tile, at the default threshold):
   the winner's tiles found and read right, and every tile of the scene found (discards and walls too);
@@ -76,8 +76,6 @@ class RealSceneTally:
         self.whole_hand_shown += scene.scene.shows_whole_hand()
         self.score_right += scored.result is not None and scored.result.total == laid_out_total(scene)
         detections = scored.detections
-        if not right:
-            self.misses.append(scene.seed)
         own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
         truth = scene.boxes[own]
         codes = [TILE_CODES[scene.scene.labels[i][0]] for i in own]
@@ -95,6 +93,7 @@ class RealSceneTally:
                 self.flowers_found[codes[t]] += 1
                 self.flowers_right += read == codes[t]
         if not right:
+            self.misses.append(scene.seed)
             self.lost[lost_hand_cause(scene.scene.shows_whole_hand(), len(own) - len(pairs), misread)] += 1
 
     def figures(self) -> dict:
@@ -115,7 +114,7 @@ class RealSceneTally:
 
 def lost_hand_cause(shows_whole_hand: bool, not_found: int, misread: list[tuple[str, str]]) -> str:
     """What first went wrong in a hand read wrong: ``misread`` holds (truth, read) of the winner's tiles
-    found and read as another code; a flower misread for a tile counts with the flowers."""
+    found and read as another code; a flower read as a tile, or a tile read as a flower, counts with the flowers."""
     if not shows_whole_hand:
         return "cut_off_by_the_photo"
     if not_found:
@@ -126,7 +125,7 @@ def lost_hand_cause(shows_whole_hand: bool, not_found: int, misread: list[tuple[
         return "flowers_and_tiles_misread"
     if flowers:
         return "flowers_misread"
-    return "tiles_misread" if tiles else "grouped_wrong"
+    return "tiles_misread" if tiles else "grouped_wrong_or_a_box_too_many"
 
 
 def read_scene(detector: TileDetector, scene: RealScene, conf: float | None = None) -> PhotoScore:

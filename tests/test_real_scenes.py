@@ -165,9 +165,10 @@ def test_a_lost_hand_is_put_down_to_what_first_went_wrong():
     assert lost_hand_cause(True, 1, [("1m", "2m")]) == "a_tile_not_found"
     assert lost_hand_cause(True, 0, [("3f", "1f")]) == "flowers_misread"
     assert lost_hand_cause(True, 0, [("2p", "6f")]) == "flowers_misread"  # a tile read as a flower leaves the hand
+    assert lost_hand_cause(True, 0, [("4f", "1s")]) == "flowers_misread"  # the 1s bird and a painted flower
     assert lost_hand_cause(True, 0, [("7s", "4s"), ("2p", "3z")]) == "tiles_misread"
     assert lost_hand_cause(True, 0, [("7s", "4s"), ("4f", "1s")]) == "flowers_and_tiles_misread"
-    assert lost_hand_cause(True, 0, []) == "grouped_wrong"
+    assert lost_hand_cause(True, 0, []) == "grouped_wrong_or_a_box_too_many"
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")

@@ -76,9 +76,9 @@ AREA_SHRINK_BELOW = 0.75  # a view scaled below this is shrunk by area first: sa
 # bench/real_scenes.py). 1,080 real-tile scenes (seeds 0–999, 1000–1059, 3000–3059): 688 → 689 hands exactly,
 # none lost, 6 more of the winner's tiles found; real-hk-v4 val and the renders as they were.
 LOST_BY_THE_VIEW_KEPT_FROM = 0.5
-# ... unless this share of it lies under a box of the view: the same tile, boxed across a gap (a
-# render's winning tile, 0.59), not a tile lost beside a neighbour's edge (seed 204's flower, 0.26).
-LOST_BY_THE_VIEW_COVERED = 0.4
+# ... when it shares less than this of the smaller box with every box of the view: more is the same tile
+# boxed across a gap (a render's winning tile, 0.59), not a tile lost beside a neighbour's edge (seed 204's flower, 0.26).
+LOST_BY_THE_VIEW_COVERED_BELOW = 0.4
 # A second pass that finds fewer than this share of the first pass's tiles inside its view went
 # wrong (blur, a hand over the tiles): the first pass's reading stands.
 SECOND_PASS_MIN_SHARE = 0.5
@@ -225,9 +225,9 @@ def _read_passes(
     inside = np.logical_or.reduce([view.contains(first.xyxy) for _, view in looks])
     outside = first[~inside]
     # A tile the first look saw surely that no box of the views covers was lost by them, not wrongly seen.
-    lost = _uncovered(first[inside & (first.confidence >= LOST_BY_THE_VIEW_KEPT_FROM)], found, LOST_BY_THE_VIEW_COVERED)
+    lost = _uncovered(first[inside & (first.confidence >= LOST_BY_THE_VIEW_KEPT_FROM)], found, LOST_BY_THE_VIEW_COVERED_BELOW)
     if len(lost):
-        found = _add_outside(found, detector.reread(image, lost), iou)
+        found = _by_confidence([found, detector.reread(image, lost)])
     # Scoring reads only the player's tiles: the others keep the detector's codes, at no cost.
     return _add_outside(found, outside if focus == "hand" else detector.reread(image, outside), iou)
 
