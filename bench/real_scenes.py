@@ -14,7 +14,8 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
-- ``flower_accuracy``: the same for flowers (a misread flower usually makes a legal hand, which no repair questions);
+- ``flower_accuracy`` and ``per_flower_read_right``: the same for flowers (a misread flower usually makes a
+  legal hand, which no repair questions);
 - ``lost_hands``: the hands not read exactly, by what went wrong first (``lost_hand_cause``): part of the
   hand outside the photo, one of the winner's tiles not found, flowers misread only (a flower read as
   another, or as a tile, or a tile read as a flower), other tiles misread only, both, or every tile of
@@ -31,13 +32,19 @@ Seeds 0–59 are where choices are made; seeds 1000–1059 (``CHECK_SEEDS``) che
 of choices judged on both have fitted them; seeds 3000–3059 (``UNSEEN_SEEDS``) were first read after
 those choices and are only reported, never tuned on: the figure to expect of scenes nobody has seen.
 Run: ``python -m bench real`` (the three ranges) or as the first part of ``python -m bench accuracy``.
+Other seeds, read by taicam score's path alone (no ``detect`` or ``gap_read``), in several processes:
+``python -m bench.real_scenes --seeds 100-999,2000-2299 --processes 2``.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from taicam_datasets.real_scenes import REAL_HK, CropBank, RealScene, real_scene
@@ -52,6 +59,7 @@ from vision.photo import detect_and_read, detect_photo, read_row_gaps
 TUNING_SEEDS = range(60)
 CHECK_SEEDS = range(1000, 1060)
 UNSEEN_SEEDS = range(3000, 3060)
+SEED_CHUNKS_A_PROCESS = 4  # interleaved, so that 12 MP scenes (every third seed) spread over the processes
 
 
 @dataclass
@@ -66,6 +74,7 @@ class RealSceneTally:
     flowers: Counter = field(default_factory=Counter)
     flowers_found: Counter = field(default_factory=Counter)
     flowers_right: int = 0
+    flowers_read_right: Counter = field(default_factory=Counter)
     misses: list[int] = field(default_factory=list)  # seeds read wrong
     lost: Counter = field(default_factory=Counter)  # hands read wrong, by ``lost_hand_cause``
 
@@ -92,6 +101,7 @@ class RealSceneTally:
             if is_flower(codes[t]):
                 self.flowers_found[codes[t]] += 1
                 self.flowers_right += read == codes[t]
+                self.flowers_read_right[codes[t]] += read == codes[t]
         if not right:
             self.misses.append(scene.seed)
             self.lost[lost_hand_cause(scene.scene.shows_whole_hand(), len(own) - len(pairs), misread)] += 1
@@ -107,9 +117,22 @@ class RealSceneTally:
             "class_accuracy": round(self.right_code / max(self.found, 1), 4),
             "flower_accuracy": round(self.flowers_right / max(sum(self.flowers_found.values()), 1), 4),
             "per_flower_recall": {c: f"{self.flowers_found[c]}/{n}" for c, n in sorted(self.flowers.items())},
+            "per_flower_read_right": {c: f"{self.flowers_read_right[c]}/{n}" for c, n in sorted(self.flowers_found.items())},
             "missed_seeds": self.misses,
             "lost_hands": dict(self.lost.most_common()),
         }
+
+    def merge(self, other: RealSceneTally) -> None:
+        """Add another tally's counts (scenes read in another process)."""
+        for name in (f.name for f in fields(self)):
+            mine = getattr(self, name)
+            if isinstance(mine, list):
+                mine.extend(getattr(other, name))
+                mine.sort()
+            elif isinstance(mine, Counter):
+                mine.update(getattr(other, name))
+            else:
+                setattr(self, name, mine + getattr(other, name))
 
 
 def lost_hand_cause(shows_whole_hand: bool, not_found: int, misread: list[tuple[str, str]]) -> str:
@@ -139,7 +162,7 @@ def laid_out_total(scene: RealScene) -> int:
     return score_hand({"preset": ScoreRequest().preset, **tiles})["total"]
 
 
-def tally(detector: TileDetector, bank: CropBank, seeds: range, conf: float | None = None) -> RealSceneTally:
+def tally(detector: TileDetector, bank: CropBank, seeds: Iterable[int], conf: float | None = None) -> RealSceneTally:
     counts = RealSceneTally()
     for seed in seeds:
         scene = real_scene(bank, seed)
@@ -230,5 +253,52 @@ def run(detector: TileDetector | None = None) -> dict:
     return figures
 
 
+def parse_seeds(spec: str) -> list[int]:
+    """``"100-999,2000-2299,7"``: inclusive ranges and single seeds."""
+    seeds: list[int] = []
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        try:
+            seeds.extend(range(int(first), int(last or first) + 1))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a seed or a range such as 100-999") from None
+    return seeds
+
+
+_worker: tuple[TileDetector, CropBank] | None = None
+
+
+def _read_seeds(seeds: list[int]) -> RealSceneTally:
+    global _worker  # one detector and crop bank a process, made on its first chunk
+    if _worker is None:
+        _worker = (TileDetector(), CropBank.from_dataset(REAL_HK, "val"))
+    return tally(*_worker, seeds)
+
+
+def tally_in_processes(seeds: Iterable[int], processes: int) -> RealSceneTally:
+    """``tally`` of the shipped models over ``seeds``, split between ``processes`` worker processes."""
+    seeds = list(seeds)
+    chunks = [seeds[i :: processes * SEED_CHUNKS_A_PROCESS] for i in range(processes * SEED_CHUNKS_A_PROCESS)]
+    counts = RealSceneTally()
+    with ProcessPoolExecutor(processes) as pool:
+        for part in pool.map(_read_seeds, [c for c in chunks if c]):
+            counts.merge(part)
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.real_scenes", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--seeds", type=parse_seeds, help="seeds to read, e.g. 100-999,2000-2299 (default: python -m bench real's ranges)"
+    )
+    parser.add_argument("--processes", type=int, default=1, help="worker processes for --seeds (one detector each)")
+    args = parser.parse_args(argv)
+    if not REAL_HK.exists():
+        parser.error(f"{REAL_HK} is absent (set TAICAM_REAL_HK)")
+    figures = tally_in_processes(args.seeds, max(args.processes, 1)).figures() if args.seeds else run()
+    print(json.dumps(figures, ensure_ascii=False))
+    return 0
+
+
 if __name__ == "__main__":
-    print(run())
+    raise SystemExit(main())

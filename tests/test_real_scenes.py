@@ -158,6 +158,40 @@ def test_real_tile_scenes_floor(detector):
     assert sum(counts.lost.values()) == counts.scenes - counts.exact  # each hand read wrong has its cause
 
 
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_table_of_a_handful_of_real_crops_a_code_is_read_end_to_end(detector):
+    """The issue's tiny real-tile scene: three real val crops a code, laid out and read as ``taicam score`` reads."""
+    from bench.real_scenes import RealSceneTally, read_scene
+
+    bank = CropBank.from_dataset(REAL_HK, "val", per_code=HANDFUL)
+    assert len(bank.crops) == len(TILE_CODES) - 1 and len(bank) == HANDFUL * len(bank.crops)  # every face, no backs
+    counts = RealSceneTally()
+    for seed in range(4):
+        scene = real_scene(bank, seed, frame=(1920, 1080), framing="hand")
+        counts.add(scene, read_scene(detector, scene))
+    assert counts.found / counts.tiles >= 0.9  # measured 72 of 72
+    assert counts.right_code / counts.found >= 0.8  # measured 66 of 72
+    assert counts.exact >= 1  # measured 2 of 4
+
+
+def test_seed_ranges_parse_and_tallies_read_in_other_processes_add_up():
+    import argparse
+    from collections import Counter
+
+    from bench.real_scenes import RealSceneTally, parse_seeds
+
+    assert parse_seeds("100-102,7") == [100, 101, 102, 7]
+    with pytest.raises(argparse.ArgumentTypeError, match="'1-x'"):
+        parse_seeds("1-x")
+    first = RealSceneTally(scenes=2, exact=1, found=30, flowers=Counter({"1f": 2}), misses=[9], lost=Counter(tiles_misread=1))
+    second = RealSceneTally(
+        scenes=1, exact=0, found=17, flowers=Counter({"1f": 1, "5f": 1}), misses=[4], lost=Counter(tiles_misread=1)
+    )
+    first.merge(second)
+    assert (first.scenes, first.exact, first.found, first.misses) == (3, 1, 47, [4, 9])
+    assert first.flowers == Counter({"1f": 3, "5f": 1}) and first.lost == Counter(tiles_misread=2)
+
+
 def test_a_lost_hand_is_put_down_to_what_first_went_wrong():
     from bench.real_scenes import lost_hand_cause
 
