@@ -1,7 +1,7 @@
 """The headline accuracy figure: finished hands laid out from real tile pixels, read end to end.
 
 Scenes come from ``taicam_datasets.real_scenes`` with crops of real-hk-v4 **val** only (the models
-never trained on them): 60 seeds, a third each in 1280 × 720, 1920 × 1080 and 4000 × 3000 frames,
+never trained on them): 60 seeds a range, a third each in 1280 × 720, 1920 × 1080 and 4000 × 3000 frames,
 half whole tables and half the winner's side. Each photo goes through ``taicam score``'s path
 (``score_photo``: recognise, repair, score). Figures:
 
@@ -47,7 +47,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
 
 import numpy as np
-from taicam_datasets.real_scenes import REAL_HK, CropBank, RealScene, real_scene
+from taicam_datasets.real_scenes import FRAMES, FRAMINGS, REAL_HK, CropBank, RealScene, real_scene
 
 from models.evaluate import match, same_hand
 from scoring.api import score_hand
@@ -59,7 +59,9 @@ from vision.photo import detect_and_read, detect_photo, read_row_gaps
 TUNING_SEEDS = range(60)
 CHECK_SEEDS = range(1000, 1060)
 UNSEEN_SEEDS = range(3000, 3060)
-SEED_CHUNKS_A_PROCESS = 4  # interleaved, so that 12 MP scenes (every third seed) spread over the processes
+# A task for a worker process: consecutive seeds that hold every frame size and framing once (a
+# seed picks both by its remainders), so that no process is left with the 12 MP scenes alone.
+SEEDS_A_TASK = len(FRAMES) * len(FRAMINGS)
 
 
 @dataclass
@@ -259,9 +261,14 @@ def parse_seeds(spec: str) -> list[int]:
     for part in spec.split(","):
         first, _, last = part.partition("-")
         try:
-            seeds.extend(range(int(first), int(last or first) + 1))
+            span = range(int(first), int(last or first) + 1)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{part!r} is not a seed or a range such as 100-999") from None
+        if not span:
+            raise argparse.ArgumentTypeError(f"{part!r} holds no seed: write the first seed first")
+        seeds.extend(span)
+    if len(set(seeds)) < len(seeds):
+        raise argparse.ArgumentTypeError(f"{spec!r} names a seed twice: its scene would count twice")
     return seeds
 
 
@@ -275,13 +282,16 @@ def _read_seeds(seeds: list[int]) -> RealSceneTally:
     return tally(*_worker, seeds)
 
 
-def tally_in_processes(seeds: Iterable[int], processes: int) -> RealSceneTally:
-    """``tally`` of the shipped models over ``seeds``, split between ``processes`` worker processes."""
-    seeds = list(seeds)
-    chunks = [seeds[i :: processes * SEED_CHUNKS_A_PROCESS] for i in range(processes * SEED_CHUNKS_A_PROCESS)]
+def seed_tasks(seeds: list[int]) -> list[list[int]]:
+    """``seeds`` in tasks of ``SEEDS_A_TASK``, handed to the worker processes as each comes free."""
+    return [seeds[i : i + SEEDS_A_TASK] for i in range(0, len(seeds), SEEDS_A_TASK)]
+
+
+def tally_in_processes(seeds: list[int], processes: int) -> RealSceneTally:
+    """``tally`` of the shipped models over ``seeds``, read in ``processes`` worker processes."""
     counts = RealSceneTally()
     with ProcessPoolExecutor(processes) as pool:
-        for part in pool.map(_read_seeds, [c for c in chunks if c]):
+        for part in pool.map(_read_seeds, seed_tasks(seeds)):
             counts.merge(part)
     return counts
 
@@ -291,11 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seeds", type=parse_seeds, help="seeds to read, e.g. 100-999,2000-2299 (default: python -m bench real's ranges)"
     )
-    parser.add_argument("--processes", type=int, default=1, help="worker processes for --seeds (one detector each)")
+    parser.add_argument("--processes", type=int, help="worker processes for --seeds, one detector each (default 1)")
     args = parser.parse_args(argv)
+    if args.processes is not None and (args.seeds is None or args.processes < 1):
+        parser.error("--processes takes a count of 1 or more, with --seeds")
     if not REAL_HK.exists():
         parser.error(f"{REAL_HK} is absent (set TAICAM_REAL_HK)")
-    figures = tally_in_processes(args.seeds, max(args.processes, 1)).figures() if args.seeds else run()
+    figures = run() if args.seeds is None else tally_in_processes(args.seeds, args.processes or 1).figures()
     print(json.dumps(figures, ensure_ascii=False))
     return 0
 

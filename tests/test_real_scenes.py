@@ -174,15 +174,25 @@ def test_a_table_of_a_handful_of_real_crops_a_code_is_read_end_to_end(detector):
     assert counts.exact >= 1  # measured 2 of 4
 
 
-def test_seed_ranges_parse_and_tallies_read_in_other_processes_add_up():
+def test_seed_ranges_parse_split_into_tasks_of_every_frame_and_their_tallies_add_up():
     import argparse
     from collections import Counter
 
-    from bench.real_scenes import RealSceneTally, parse_seeds
+    from taicam_datasets.real_scenes import FRAMES, FRAMINGS
+
+    from bench.real_scenes import SEEDS_A_TASK, RealSceneTally, parse_seeds, seed_tasks
 
     assert parse_seeds("100-102,7") == [100, 101, 102, 7]
-    with pytest.raises(argparse.ArgumentTypeError, match="'1-x'"):
-        parse_seeds("1-x")
+    for bad, message in (("1-x", "'1-x' is not a seed"), ("9-3", "holds no seed"), ("0-9,5", "names a seed twice")):
+        with pytest.raises(argparse.ArgumentTypeError, match=message):
+            parse_seeds(bad)
+    seeds = parse_seeds("100-999,2000-2299")
+    tasks = seed_tasks(seeds)
+    assert sorted(seed for task in tasks for seed in task) == seeds
+    for task in tasks:  # each task holds every frame size and framing once, as the scenes pick them
+        assert len(task) == SEEDS_A_TASK
+        picks = {(FRAMES[seed % len(FRAMES)], FRAMINGS[(seed // len(FRAMES)) % len(FRAMINGS)]) for seed in task}
+        assert len(picks) == len(FRAMES) * len(FRAMINGS)
     first = RealSceneTally(scenes=2, exact=1, found=30, flowers=Counter({"1f": 2}), misses=[9], lost=Counter(tiles_misread=1))
     second = RealSceneTally(
         scenes=1, exact=0, found=17, flowers=Counter({"1f": 1, "5f": 1}), misses=[4], lost=Counter(tiles_misread=1)
@@ -190,6 +200,18 @@ def test_seed_ranges_parse_and_tallies_read_in_other_processes_add_up():
     first.merge(second)
     assert (first.scenes, first.exact, first.found, first.misses) == (3, 1, 47, [4, 9])
     assert first.flowers == Counter({"1f": 3, "5f": 1}) and first.lost == Counter(tiles_misread=2)
+
+
+def test_the_seed_range_command_refuses_what_it_cannot_read_in_one_line(monkeypatch, capsys, tmp_path):
+    from bench import real_scenes
+
+    with pytest.raises(SystemExit) as stopped:
+        real_scenes.main(["--processes", "2"])  # processes for seeds it was not given
+    assert stopped.value.code == 2 and "--processes takes a count of 1 or more, with --seeds" in capsys.readouterr().err
+    monkeypatch.setattr(real_scenes, "REAL_HK", tmp_path / "real-hk-v4")
+    with pytest.raises(SystemExit) as stopped:
+        real_scenes.main(["--seeds", "1"])
+    assert stopped.value.code == 2 and "real-hk-v4 is absent (set TAICAM_REAL_HK)" in capsys.readouterr().err
 
 
 def test_a_lost_hand_is_put_down_to_what_first_went_wrong():

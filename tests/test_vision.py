@@ -367,12 +367,12 @@ def test_corrupt_and_empty_images_are_clear_errors():
 def test_a_phone_photo_held_upright_is_decoded_upright_at_any_reduction():
     """A phone stores a portrait photo as landscape pixels with an EXIF orientation of 6 (turn a quarter
     clockwise); the hand must reach the detector as the player saw it, also when decoded at a fraction."""
-    from PIL import Image
+    from PIL import ExifTags, Image
 
     landscape = np.zeros((400, 800, 3), np.uint8)
     landscape[:, :200] = 255  # the stored pixels' left edge becomes the photo's top
     exif = Image.Exif()
-    exif[0x0112] = 6
+    exif[ExifTags.Base.Orientation] = 6
     buffer = io.BytesIO()
     Image.fromarray(landscape).save(buffer, "JPEG", exif=exif.tobytes())
     for max_pixels, shape in ((1_000_000, (800, 400, 3)), (100_000, (400, 200, 3))):
