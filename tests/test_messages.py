@@ -28,6 +28,7 @@ SAMPLE_PARAMS = {
     "tiles": ["5p", "5p", "7z"],
     "tile": "8s",
     "old": "9s",
+    "other": "7s",
     "waits": ["5s", "8s"],
     "count": 6,
     "expected": 17,

@@ -209,6 +209,26 @@ def test_a_flower_box_lying_over_a_surer_tile_is_a_second_reading_of_that_tile()
     assert sorted(group_tiles(sure).hand_fields()["flowers"]) == ["2f", "4f"]
 
 
+def test_a_flower_read_with_another_flower_nearly_as_likely_is_warned_of():
+    from vision.grouping import UNSURE_FLOWER_ODDS
+
+    def read(runner_up_odds: float, runner_up: str = "1f", confidence: float = 0.95) -> list[Notice]:
+        tiles = _row([*HAND_ROW, "8s", "3f"], [*range(16), 17, 20])
+        tiles.confidence[-1] = confidence
+        others = np.full((len(tiles), 1), TILE_CODES.index("1m"), np.int64)
+        others[-1] = TILE_CODES.index(runner_up)
+        odds = np.zeros((len(tiles), 1), np.float32)
+        odds[-1] = runner_up_odds * tiles.confidence[-1]  # as the flower reader gives its other flowers
+        return group_tiles(Detections(tiles.xyxy, tiles.confidence, tiles.class_id, others, odds)).warnings
+
+    assert read(UNSURE_FLOWER_ODDS + 0.05) == [Notice(notices.UNSURE_FLOWER, {"tile": "3f", "other": "1f", "detections": [17]})]
+    assert read(UNSURE_FLOWER_ODDS - 0.05) == []  # the reader is sure enough
+    assert read(0.9, runner_up="1s") == []  # a tile, not a flower: the bird is no other flower to look at
+    # Unsure that it is a flower at all too: the other flower is named instead of the low confidence.
+    assert [w.code for w in read(0.5, confidence=0.3)] == [notices.UNSURE_FLOWER]
+    assert [w.code for w in read(0.1, confidence=0.3)] == [notices.LOW_CONFIDENCE_TILE]
+
+
 def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():
     misread = group_tiles(_hand_and_row_below(["1s", "2f", "3f"], [4, 5, 6]))
     assert misread.flower_strays == [17] and misread.hand_fields()["flowers"] == ["2f", "3f"]

@@ -39,6 +39,10 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         ZH: "{tile}看得不太確定（{confidence}）",
         EN: "low-confidence tile {tile} ({confidence})",
     },
+    notices.UNSURE_FLOWER: {
+        ZH: "{tile}也可能是{other}：花牌的字看不太清楚，若不對請更正",
+        EN: "flower {tile} could also be {other}; correct it if that is wrong",
+    },
     notices.SECOND_READING: {
         ZH: "把{old}改讀成{tile}（模型的第{rank}選擇，{confidence}），因為{old}組不成合法的牌；若不對請更正",
         EN: "read {old} as {tile} (the model's choice no. {rank}, {confidence}) because {old} makes no legal hand;"
@@ -161,7 +165,7 @@ def tile_label(code: str, lang: str) -> str:
 def _fill(template: str, params: dict[str, Any], lang: str) -> str:
     joiner = "、" if lang == ZH else " "
     values = dict(params)
-    for key in ("tile", "old"):
+    for key in ("tile", "old", "other"):
         if values.get(key) is not None:  # a photo with no winning tile has none to name
             values[key] = tile_label(values[key], lang)
     for key in ("tiles", "waits"):
