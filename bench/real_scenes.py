@@ -75,7 +75,6 @@ class RealSceneTally:
     right_code: int = 0
     flowers: Counter = field(default_factory=Counter)
     flowers_found: Counter = field(default_factory=Counter)
-    flowers_right: int = 0
     flowers_read_right: Counter = field(default_factory=Counter)
     misses: list[int] = field(default_factory=list)  # seeds read wrong
     lost: Counter = field(default_factory=Counter)  # hands read wrong, by ``lost_hand_cause``
@@ -102,7 +101,6 @@ class RealSceneTally:
                 misread.append((codes[t], read))
             if is_flower(codes[t]):
                 self.flowers_found[codes[t]] += 1
-                self.flowers_right += read == codes[t]
                 self.flowers_read_right[codes[t]] += read == codes[t]
         if not right:
             self.misses.append(scene.seed)
@@ -117,7 +115,7 @@ class RealSceneTally:
             "tile_recall": round(self.found / max(self.tiles, 1), 4),
             "flower_recall": round(sum(self.flowers_found.values()) / max(flowers, 1), 4),
             "class_accuracy": round(self.right_code / max(self.found, 1), 4),
-            "flower_accuracy": round(self.flowers_right / max(sum(self.flowers_found.values()), 1), 4),
+            "flower_accuracy": round(sum(self.flowers_read_right.values()) / max(sum(self.flowers_found.values()), 1), 4),
             "per_flower_recall": {c: f"{self.flowers_found[c]}/{n}" for c, n in sorted(self.flowers.items())},
             "per_flower_read_right": {c: f"{self.flowers_read_right[c]}/{n}" for c, n in sorted(self.flowers_found.items())},
             "missed_seeds": self.misses,

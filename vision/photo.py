@@ -73,8 +73,8 @@ FIRST_LOOK_IOU = 0.3
 AREA_SHRINK_BELOW = 0.75  # a view scaled below this is shrunk by area first: sampling alone aliases fine strokes
 # A box of the first look inside a second view that no box of the view covers is kept, read again, from
 # this confidence: the view can lose a tile the whole photo showed (a flower read 1s at 0.86, seed 204 of
-# bench/real_scenes.py). 1,080 real-tile scenes (seeds 0–999, 1000–1059, 3000–3059): 688 → 689 hands exactly,
-# none lost, 6 more of the winner's tiles found; real-hk-v4 val and the renders as they were.
+# bench/real_scenes.py). 1,080 real-tile scenes (seeds 0–59, 100–999, 1000–1059, 3000–3059): 688 → 689
+# hands exactly, none lost, 6 more of the winner's tiles found; real-hk-v4 val and the renders as they were.
 LOST_BY_THE_VIEW_KEPT_FROM = 0.5
 # ... when it shares less than this of the smaller box with every box of the view: more is the same tile
 # boxed across a gap (a render's winning tile, 0.59), not a tile lost beside a neighbour's edge (seed 204's flower, 0.26).
