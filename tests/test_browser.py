@@ -228,6 +228,31 @@ def test_zh_tw_page_words_an_unscorable_photos_warnings_in_chinese_with_tile_nam
     assert page.locator("#photo-wrap .box.highlight").count() >= 1
 
 
+def test_a_warning_about_one_tile_opens_its_palette_with_the_code_it_names_first(server, page, tmp_path):
+    # A whole-table render whose flowers the flower reader finds close to others (seed 7: 8f with 5f
+    # at odds 0.49, 3f with 4f at 0.66, against UNSURE_FLOWER_ODDS 0.4): its warning names the other.
+    photo = tmp_path / "table7.jpg"
+    cv2.imwrite(str(photo), render_scene(7, framing="table").image)
+    page.goto(f"{server}/snap")
+    page.set_input_files("#file", str(photo))
+    page.wait_for_selector("#tai li", timeout=60_000)
+    warnings = page.evaluate("() => last.warnings")
+    index, named = next(
+        (i, w["params"].get("other") or w["params"]["old"])
+        for i, w in enumerate(warnings)
+        if len(w["params"].get("detections", [])) == 1 and ({"other", "old"} & w["params"].keys())
+    )
+    tile = warnings[index]["params"]["detections"][0]
+    page.locator("#warnings .warning").nth(index).click()
+    assert page.is_visible("#palette")
+    likely = page.locator("#palette .likely button")
+    assert likely.first.get_attribute("data-code") == named
+    assert page.evaluate("id => last.detections[id].code", tile) not in likely.evaluate_all("bs => bs.map(b => b.dataset.code)")
+    likely.first.click()
+    page.wait_for_function("([id, code]) => last && last.detections[id].code === code", arg=[tile, named], timeout=60_000)
+    assert page.is_hidden("#palette")
+
+
 def test_api_docs_render_with_the_network_blocked(server, page):
     outside: list[str] = []
 

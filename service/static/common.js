@@ -11,7 +11,7 @@ const TEXT = {
     la: "拉（港式結算）", swap: "頭四圈後東南、西北互調", winner: "胡牌者",
     keep_for_training: "協助改進 taicam：保留這張照片和我的更正",
     keep_note: "開啟後，照片（已去除 EXIF）、辨識結果、你的更正和最後的牌存在這台伺服器的標註資料夾，只用來訓練模型。只記在這台裝置上，預設關閉。",
-    this_is_right: "這手牌正確", kept_confirmed: "已確認並保存，謝謝", kept: "已保存這張照片",
+    this_is_right: "這手牌正確", kept_confirmed: "已確認並保存，謝謝", kept: "已保存這張照片", likely: "可能是：",
   },
   en: {
     snap: "Snap & score", live: "Live", ledger: "Ledger", language: "中文", photo: "Take or choose a photo",
@@ -24,7 +24,7 @@ const TEXT = {
     la: "拉 settlement (HK)", swap: "Swap E↔S, W↔N after the first four rounds", winner: "Winner",
     keep_for_training: "Help improve taicam: keep this photo and my corrections",
     keep_note: "When on, the photo (EXIF removed), what taicam read, your corrections and the final hand are kept in this server's label store and used only to train the model. Remembered on this device; off by default.",
-    this_is_right: "This is right", kept_confirmed: "Confirmed and kept, thank you", kept: "Photo kept",
+    this_is_right: "This is right", kept_confirmed: "Confirmed and kept, thank you", kept: "Photo kept", likely: "Likely:",
   },
 };
 let lang = localStorage.getItem("taicam-lang") || "zh-TW";

@@ -114,7 +114,8 @@ function showWarnings(warnings) {
     line.className = "warning";
     line.textContent = "⚠ " + warning.message;
     const ids = (warning.params && warning.params.detections) || [];
-    if (ids.length) line.addEventListener("click", () => highlightBoxes(ids));
+    // A warning about one tile opens its palette too: the fix is one more tap.
+    if (ids.length) line.addEventListener("click", () => { highlightBoxes(ids); if (ids.length === 1) openPalette(ids[0]); });
     box.appendChild(line);
   }
 }
@@ -154,10 +155,34 @@ function drawBoxes(result) {
   });
 }
 
+// The codes that warnings about this one tile name (the flower it could also be, the reading the
+// repair changed), other than its reading now: the likeliest corrections, offered first.
+function likelyCodes(id) {
+  const current = last && last.detections && last.detections[id] ? last.detections[id].code : null;
+  const named = [];
+  for (const warning of (last && last.warnings) || []) {
+    const params = warning.params || {};
+    if (!(params.detections || []).includes(id)) continue;
+    for (const key of ["other", "old", "tile"]) {
+      const code = params[key];
+      if (TILE_CODES.includes(code) && code !== current && !named.includes(code)) named.push(code);
+    }
+  }
+  return named;
+}
+
+function paletteButton(code, className = "") {
+  return `<button class="${className}" data-code="${code}" title="${code}">${TILE_NAMES[code]}</button>`;
+}
+
 function openPalette(id) {
   selected = id;
+  const likely = likelyCodes(id);
   $("palette").hidden = false;
-  $("palette").innerHTML = TILE_CODES.map(c => `<button data-code="${c}" title="${c}">${TILE_NAMES[c]}</button>`).join("");
+  $("palette").innerHTML = (likely.length
+    ? `<p class="likely"><span>${esc(t("likely"))}</span> ${likely.map(c => paletteButton(c, "likely")).join("")}</p>` : "")
+    + TILE_CODES.map(c => paletteButton(c)).join("");
+  $("palette").scrollIntoView({ block: "nearest" });
   $("palette").querySelectorAll("button").forEach(b => b.addEventListener("click", () => {
     corrections[selected] = b.dataset.code; $("palette").hidden = true; scorePhoto();
   }));
