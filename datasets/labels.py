@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from scoring.errors import ErrorCode, TaicamError
-from scoring.tiles import TILE_CODES
+from scoring.tiles import TILE_CODES, is_flower
 from vision.detections import box_iou
 from vision.frames import FrameError
 from vision.image_guard import ImageDecoder, ImageRefused
@@ -628,9 +628,14 @@ def split_of(session: str, val_fraction: float) -> str:
 
 
 def hand_issues(codes: list[str]) -> list[str]:
-    """Why the tiles of an image cannot be one legal hand (for the review queue)."""
+    """Why the tiles of an image cannot be one legal hand (for the review queue).
+
+    A set holds four of each tile and one of each flower, so more in one photo is a wrong label (in
+    real-hk-v4 val, two photos label 4f twice: three 1s birds of a pung, two flowers numbered 1).
+    """
     playing = [c for c in codes if c[1] in "mpsz" and c != "back"]
     issues = [f"{n} copies of {c}" for c, n in Counter(playing).items() if n > 4]
+    issues += [f"{n} copies of {c}: a set has one of each flower" for c, n in Counter(filter(is_flower, codes)).items() if n > 1]
     if not playing:
         return issues
     if len(playing) not in (16, 17):
