@@ -635,7 +635,8 @@ def hand_issues(codes: list[str]) -> list[str]:
     """
     playing = [c for c in codes if c[1] in "mpsz" and c != "back"]
     issues = [f"{n} copies of {c}" for c, n in Counter(playing).items() if n > 4]
-    issues += [f"{n} copies of {c}: a set has one of each flower" for c, n in Counter(filter(is_flower, codes)).items() if n > 1]
+    flowers = Counter(filter(is_flower, codes))
+    issues += [f"{n} copies of {c}: a set has one of each flower" for c, n in flowers.items() if n > 1]
     if not playing:
         return issues
     if len(playing) not in (16, 17):

@@ -98,7 +98,8 @@ def test_review_queue_least_confident_then_illegal_hands(store):
     order = [e["id"] for e in store.queue()]
     assert order.index(b) < order.index(a)
     assert "5 copies of 1m" in store.image(c)["issues"]
-    d = store.add_image(jpeg(6), "d.jpg", boxes=[Box("4f", i, 0, i + 5, 10) for i in (0, 20)] + [Box("5f", 40, 0, 45, 10)])["id"]
+    flowers = [Box("4f", 0, 0, 5, 10), Box("4f", 20, 0, 25, 10), Box("5f", 40, 0, 45, 10)]
+    d = store.add_image(jpeg(6), "d.jpg", boxes=flowers)["id"]
     assert store.image(d)["issues"] == ["2 copies of 4f: a set has one of each flower"]
     store.save(b, store.image(b)["boxes"], 1, checked=True)
     assert store.next_unchecked() != b

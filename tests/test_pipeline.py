@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import cv2
 import numpy as np
@@ -65,6 +66,25 @@ def test_a_refused_hand_is_a_value_with_its_error_not_an_exception():
     zh = scored.to_json("zh-TW")["score"]["error"]
     assert zh["code"] == "not_winning" and zh["message"].startswith("九條胡不了這手牌")
     assert scored.to_json()["score"]["error"]["details"]["waits"] == ["5s", "8s"]
+
+
+class UnsureDetector(FakeDetector):
+    """The fixed hand with its fourth tile read unsure, 5m nearly as likely as its 4m."""
+
+    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+        found = super().detect(image, conf, iou, side)
+        confidence = found.confidence.copy()
+        confidence[3] = 0.3
+        others = np.full((len(found), 1), TILE_CODES.index("5m"), np.int64)
+        return Detections(found.xyxy, confidence, found.class_id, others, np.full((len(found), 1), 0.25, np.float32))
+
+
+def test_a_tile_a_person_corrected_is_sure_and_no_longer_warned_of():
+    unsure = score_photo(UnsureDetector(), PICTURE, ScoreRequest())
+    assert [(w.code, w.params["detections"]) for w in unsure.warnings] == [(notices.LOW_CONFIDENCE_TILE, [3])]
+    confirmed = score_photo(UnsureDetector(), PICTURE, ScoreRequest(corrections={3: "4m"}))
+    assert confirmed.warnings == () and confirmed.tiles == unsure.tiles
+    assert confirmed.detections.confidence[3] == 1.0 and confirmed.detections.other_confidences[3].max() == 0.0
 
 
 def test_the_repairable_errors_are_the_error_code_enum():
@@ -137,6 +157,37 @@ def test_photo_score_json_is_what_taicam_score_prints(tmp_path, jpeg_bytes, monk
     frame = cv2.imdecode(np.frombuffer(jpeg_bytes, np.uint8), cv2.IMREAD_COLOR)
     scored = score_photo(RowDetector(), frame, ScoreRequest(context=WinContext(seat_wind="W")))
     assert printed == json.dumps(scored.to_json("zh-TW"), ensure_ascii=False) + "\n"
+
+
+class FlowerDetector(FakeDetector):
+    """The fixed hand and, past the winning tile, a flower read 1f with 2f at odds 0.6."""
+
+    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+        found = super().detect(image, conf, iou, side)
+        h, w = image.shape[:2]
+        flower = np.array([[780, 100, 816, 148]], np.float32) * np.array([w / 800, h / 240, w / 800, h / 240], np.float32)
+        classes = np.append(found.class_id, TILE_CODES.index("1f"))
+        others = np.full((len(classes), 1), TILE_CODES.index("2f"), np.int64)
+        scores = np.zeros((len(classes), 1), np.float32)
+        scores[-1] = 0.3
+        confidence = np.append(found.confidence, np.float32(0.5))
+        return Detections(np.vstack([found.xyxy, flower]), confidence, classes, others, scores)
+
+
+def test_taicam_score_prints_the_flag_that_takes_the_code_a_warning_names(tmp_path, monkeypatch, capsys):
+    photo = tmp_path / "hand.jpg"
+    cv2.imwrite(str(photo), np.full((240, 960, 3), 90, np.uint8))
+    monkeypatch.setattr(photo_commands, "load_detector", lambda args: FlowerDetector())
+    assert cli.main(["score", str(photo), "--lang", "en"]) == 0
+    printed = capsys.readouterr().out
+    assert "warning: flower 1f could also be 2f; correct it if that is wrong (--fix 17=2f)" in printed.splitlines()
+    assert cli.main(["score", str(photo), "--lang", "en", "--fix", "17=2f"]) == 0
+    fixed = capsys.readouterr().out
+    assert "flowers 2f" in fixed and "warning" not in fixed  # a tile a person named is not doubted again
+    monkeypatch.setattr(photo_commands, "load_detector", lambda args: RowDetector())
+    assert cli.main(["score", str(photo), "--lang", "en"]) == 0
+    alternatives = [line for line in capsys.readouterr().out.splitlines() if line.startswith("alternative:")]
+    assert alternatives and all(re.search(r"→ \d+ \(--winning \d+\)$", line) for line in alternatives)
 
 
 def test_the_live_scorer_gives_one_photo_score_when_the_hand_holds_still():

@@ -92,6 +92,18 @@ class Detections:
         classes[index] = class_id
         return replace(self, class_id=classes)
 
+    def as_chosen(self, index: int, class_id: int) -> Detections:
+        """A copy where a person has said detection ``index`` is ``class_id``: sure, with no other reading
+        left to doubt it (no warning of a low confidence or of another flower it could be)."""
+        confidence = self.confidence.copy()
+        confidence[index] = 1.0
+        other_classes, other_scores = self.other_class_ids, self.other_confidences
+        if other_classes is not None and other_scores is not None:
+            other_classes, other_scores = other_classes.copy(), other_scores.copy()
+            other_classes[index], other_scores[index] = class_id, 0.0
+        chosen = replace(self, confidence=confidence, other_class_ids=other_classes, other_confidences=other_scores)
+        return chosen.with_class(index, class_id)
+
     @property
     def other_count(self) -> int:
         """How many other readings each detection carries (0: none)."""

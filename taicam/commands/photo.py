@@ -96,11 +96,11 @@ def _print_score(result: dict, chinese: bool) -> None:
 
     print(hand_line(result["hand"], chinese))
     for warning in result["warnings"]:
-        print(f"{'注意' if chinese else 'warning'}: {warning['message']}")
+        print(f"{'注意' if chinese else 'warning'}: {warning['message']}{_fix_hint(warning['params'])}")
     for alternative in result["alternatives"]:
         tile = chinese_name(alternative["winning_tile"]) if chinese else alternative["winning_tile"]
         label = "也可能胡" if chinese else "alternative: winning tile"
-        print(f"{label} {tile} → {alternative['total']}")
+        print(f"{label} {tile} → {alternative['total']} (--winning {alternative['detection']})")
     score = result["score"]
     if "error" in score:
         print(f"{'不能算台' if chinese else 'cannot score'}: {score['error']['message']}")
@@ -114,6 +114,14 @@ def _print_score(result: dict, chinese: bool) -> None:
             print("付款：" + "，".join(f"{SEAT_NAMES[seat]}家付{amount}" for seat, amount in payments))
         else:
             print("payments: " + ", ".join(f"{seat} pays {amount}" for seat, amount in payments))
+
+
+def _fix_hint(params: dict) -> str:
+    """The flag that takes the other code a warning about one tile names (the flower it could also
+    be, the reading the whole-hand repair replaced), so the player can run it as it stands."""
+    named = params.get("other") or params.get("old")
+    ids = params.get("detections", [])
+    return f" (--fix {ids[0]}={named})" if named and len(ids) == 1 else ""
 
 
 def _cmd_live(args: argparse.Namespace) -> int:

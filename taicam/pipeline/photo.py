@@ -63,7 +63,7 @@ def recognise(
             )
         if code not in TILE_CODES:
             raise PhotoRequestError(ErrorCode.BAD_CORRECTION, f"correction {code!r} is not a tile code")
-        detections = detections.with_class(index, TILE_CODES.index(code))
+        detections = detections.as_chosen(index, TILE_CODES.index(code))
     layout = group_tiles(detections)
     suspects = {i: notices.READ_AS_FLOWER for i in layout.flower_strays}
     suspects |= {i: notices.READ_AS_LONE_FLOWER for i in alone_where_a_flower_was_seen(layout, detections)}
