@@ -57,14 +57,19 @@ def server(server_data_dir):
 
 
 @pytest.fixture(scope="module")
-def page():
+def playwright():
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 420, "height": 900})
-        yield context.new_page()
-        browser.close()
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def page(playwright):
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context(viewport={"width": 420, "height": 900})
+    yield context.new_page()
+    browser.close()
 
 
 def test_snap_correct_and_add_to_ledger(server, page, tmp_path):
@@ -251,6 +256,41 @@ def test_a_warning_about_one_tile_opens_its_palette_with_the_code_it_names_first
     likely.first.click()
     page.wait_for_function("([id, code]) => last && last.detections[id].code === code", arg=[tile, named], timeout=60_000)
     assert page.is_hidden("#palette")
+
+
+def _write_y4m(path: Path, frame) -> None:
+    """``frame`` as a one-frame Y4M video, which Chromium's fake camera plays in a loop."""
+    h, w = frame.shape[:2]
+    planes = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420)
+    path.write_bytes(f"YUV4MPEG2 W{w} H{h} F5:1 Ip A1:1 C420jpeg\n".encode() + b"FRAME\n" + planes.tobytes())
+
+
+def test_live_page_scores_the_phone_cameras_view_and_shows_its_warnings(server, playwright, tmp_path):
+    from models.evaluate import in_frame
+
+    # A whole table (seed 7) in a 1280 × 720 camera frame: its stable hand is scored with a flower
+    # another flower nearly matches, which the page now shows beside the total.
+    video = tmp_path / "table.y4m"
+    _write_y4m(video, in_frame(render_scene(7, framing="table").image))
+    camera = [
+        "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}",
+    ]  # fmt: skip
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *camera])
+    try:
+        context = browser.new_context(viewport={"width": 420, "height": 900})
+        context.grant_permissions(["camera"])
+        live = context.new_page()
+        live.goto(f"{server}/live")
+        live.evaluate("localStorage.setItem('taicam-lang', 'en')")
+        live.goto(f"{server}/live")
+        live.click("#use-phone")
+        live.wait_for_selector("#stable", state="visible", timeout=120_000)
+        assert int(live.inner_text("#total")) > 0
+        warnings = live.locator("#warnings .warning").all_inner_texts()
+        assert any("could also be" in line for line in warnings), warnings
+        assert re.match(r"\d+ tiles · [\d.]+ ms", live.inner_text("#status"))
+    finally:
+        browser.close()
 
 
 def test_api_docs_render_with_the_network_blocked(server, page):

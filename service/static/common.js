@@ -62,6 +62,19 @@ TILE_NAMES.back = "牌背";
 const TILE_CODES = Object.keys(TILE_NAMES);
 function tileLabel(code) { return lang === "en" ? code : `${TILE_NAMES[code] || code}`; }
 
+// Warnings come worded in the page's language (Accept-Language); each becomes one line in ``box``,
+// and ``onTap`` (if given) is called with the warning when its line is tapped.
+function showWarningLines(box, warnings, onTap) {
+  box.replaceChildren();
+  for (const warning of warnings || []) {
+    const line = document.createElement("p");
+    line.className = "warning";
+    line.textContent = "⚠ " + warning.message;
+    if (onTap) line.addEventListener("click", () => onTap(warning));
+    box.appendChild(line);
+  }
+}
+
 // The opt-in to keep photos for training: off until the player turns it on, remembered per device.
 const KEEP_KEY = "taicam-keep-for-training";
 function keepSwitch(input) {

@@ -9,6 +9,7 @@ function showStable(result) {
   $("stable").hidden = false;
   $("tai").innerHTML = (score.patterns || []).map(p => `<li><span>${esc(p.name)}</span><span>${esc(p.tai)}</span></li>`).join("") || `<li class="error">${esc(score.error ? score.error.message : "")}</li>`;
   $("total").textContent = score.total ?? "—";
+  showWarningLines($("warnings"), result.warnings);  // a flower that could be another is worth a look at the table
   toast(`${t("total")}: ${score.total ?? "—"}`);
   showKept(result.saved_for_training);
 }

@@ -105,19 +105,14 @@ function show(result, errorMessage) {
 // A kept photo can be confirmed: "this is right" marks every tile the player did not correct as right.
 wireConfirm();
 
-// Warnings come in the page's language (Accept-Language); a tap highlights the tiles they are about.
+// A tap on a warning highlights the tiles it is about; one about a single tile also opens that
+// tile's palette, so the fix is one more tap.
 function showWarnings(warnings) {
-  const box = $("warnings");
-  box.replaceChildren();
-  for (const warning of warnings || []) {
-    const line = document.createElement("p");
-    line.className = "warning";
-    line.textContent = "⚠ " + warning.message;
+  showWarningLines($("warnings"), warnings, warning => {
     const ids = (warning.params && warning.params.detections) || [];
-    // A warning about one tile opens its palette too: the fix is one more tap.
-    if (ids.length) line.addEventListener("click", () => { highlightBoxes(ids); if (ids.length === 1) openPalette(ids[0]); });
-    box.appendChild(line);
-  }
+    highlightBoxes(ids);
+    if (ids.length === 1) openPalette(ids[0]);
+  });
 }
 
 function highlightBoxes(ids) {
