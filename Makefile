@@ -48,7 +48,7 @@ test: $(BIN)/python system-packages
 check:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy scoring vision service
+	$(BIN)/mypy scoring vision service taicam
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 

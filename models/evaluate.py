@@ -152,7 +152,7 @@ def evaluate(
             [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows], np.float32
         ).reshape(-1, 4)
         start = time.perf_counter()
-        low = detector.detect(image, conf=min(conf, 0.01))
+        low = whole_photo_boxes(detector, image, min(conf, 0.01))
         # As the pipeline keeps them: sure boxes, and unsure ones beside a sure tile of their size.
         predicted = detector.reread(image, beside_sure_tiles(low[low.confidence >= min(conf, ROW_FLOOR)], conf))
         elapsed += time.perf_counter() - start

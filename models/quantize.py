@@ -118,13 +118,14 @@ class _Feed:
 def quantize_detector(source: Path, dataset: Path, target: Path | None = None) -> Path:
     """INT8 copy of the detector at ``target`` (default ``<name>.int8.onnx``), checked to load."""
     from vision.detector import TileDetector, letterbox
+    from vision.frames import read_image
 
     target = target or int8_path(source)
     detector = TileDetector(source, classifier_path=None)
 
     def feeds() -> Iterator[dict[str, np.ndarray]]:
         for path in calibration_photos(dataset):
-            image = cv2.imread(str(path))
+            image = read_image(path)
             # Square, as the model's own size: the percentile calibrator stacks every run's
             # outputs, so they must share one shape (a dynamic export's rectangles would not).
             boxed, _, _ = letterbox(image, detector.info.imgsz)
@@ -140,14 +141,15 @@ def quantize_classifier(source: Path, dataset: Path, target: Path | None = None)
     from taicam_datasets.layout import read_labels
 
     from vision.classifier import TileClassifier, crop_tiles, to_blob
+    from vision.frames import read_image
 
     target = target or int8_path(source)
     classifier = TileClassifier(source)
 
     def feeds() -> Iterator[dict[str, np.ndarray]]:
-        crops = []
+        crops: list[np.ndarray] = []
         for path in calibration_photos(dataset):
-            image = cv2.imread(str(path))
+            image = read_image(path)
             h, w = image.shape[:2]
             rows = read_labels(dataset / "labels" / "train" / f"{path.stem}.txt")
             boxes = [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows]

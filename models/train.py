@@ -54,7 +54,7 @@ def offline_ultralytics(config_dir: Path):
         import polars  # noqa: F401
     except ImportError:
         # polars (a 54 MB wheel) only reads results.csv into the checkpoint; the csv module will do.
-        trainer.BaseTrainer.read_results_csv = _read_results_csv
+        trainer.BaseTrainer.read_results_csv = _read_results_csv  # type: ignore[method-assign]
     return ultralytics
 
 

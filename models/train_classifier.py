@@ -386,7 +386,7 @@ def export_onnx(network, path: Path, codes: tuple[str, ...] = TILE_CODES, side: 
     network.eval()
     dummy = torch.zeros(1, 3, side, side)
     torch.onnx.export(
-        network, dummy, str(path), input_names=["crops"], output_names=["logits"],
+        network, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )  # fmt: skip
     model = onnx.load(str(path))
