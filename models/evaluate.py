@@ -16,7 +16,7 @@ from scoring.tiles import TILE_CODES
 from vision.defaults import DEFAULT_CONF
 from vision.detections import Detections, box_iou
 from vision.detector import TileDetector
-from vision.photo import ROW_FLOOR, beside_sure_tiles
+from vision.photo import ROW_FLOOR, beside_sure_tiles, whole_photo_boxes
 
 IOU_MATCH = 0.5
 
@@ -180,9 +180,9 @@ def evaluate(
     aps = []
     for c, n_truth in report.per_class_truth.items():
         entries = sorted(ranked[c], key=lambda e: -e[0])
-        hits = np.cumsum([hit for _, hit in entries]) if entries else np.zeros(0)
-        recall = hits / n_truth
-        precision = hits / np.arange(1, len(entries) + 1) if entries else np.zeros(0)
+        found_so_far = np.cumsum([hit for _, hit in entries]) if entries else np.zeros(0)
+        recall = found_so_far / n_truth
+        precision = found_so_far / np.arange(1, len(entries) + 1) if entries else np.zeros(0)
         aps.append(average_precision(recall, precision))
     report.map50 = float(np.mean(aps)) if aps else 0.0
     report.ms_per_image = 1000 * elapsed / max(report.images, 1)

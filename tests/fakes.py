@@ -18,6 +18,7 @@ class FakeDetector:
     stride = 32  # takes any input shape, as the bundled export does
     path = Path("fake.onnx")
     classifier = None  # the fixed codes stand
+    mirrored_look = False  # its boxes do not follow the picture, so a mirrored look would see another table
     HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5p", "5p", "6s", "7s")
     WINNING = "8s"
 

@@ -32,6 +32,22 @@ def test_merge_keeps_the_surer_of_two_readings_of_one_tile_and_orders_by_confide
     assert merged.xyxy[0].tolist() == [2, 1, 41, 60]
 
 
+def test_two_looks_score_each_tile_by_their_mean_and_keep_the_first_looks_reading():
+    first = dets([[0, 0, 40, 60], [50, 0, 90, 60], [300, 0, 340, 60]], [0.9, 0.4, 0.3], classes=[1, 2, 3])
+    mirrored = dets([[100, 0, 140, 60], [150, 0, 191, 60], [198, 0, 238, 60]], [0.8, 0.6, 0.5], classes=[7, 7, 7]).mirrored(240)
+    assert mirrored.xyxy.tolist() == [[100, 0, 140, 60], [49, 0, 90, 60], [2, 0, 42, 60]]
+    both = first.scored_with(mirrored, same_iou=0.5, apart_iou=0.3)
+    # The tile at 0 and the one at 50 were seen twice; the box at 300 once; the one at 100 by the mirror alone.
+    assert both.xyxy[:, 0].tolist() == [0, 50, 100, 300]
+    assert np.allclose(both.confidence, [0.7, 0.5, 0.4, 0.15])
+    assert both.class_id.tolist() == [1, 2, 7, 3]
+    # A second-look box straddling a first-look one is neither a second sight nor a new tile.
+    straddling = dets([[20, 0, 60, 60]], [0.9])
+    assert len(first.scored_with(straddling, same_iou=0.5, apart_iou=0.3)) == 3
+    assert np.allclose(first.scored_with(Detections.empty(), 0.5, 0.3).confidence, [0.45, 0.2, 0.15])
+    assert np.allclose(Detections.empty().scored_with(first, 0.5, 0.3).confidence, [0.45, 0.2, 0.15])
+
+
 def test_concat_keeps_other_readings_only_when_every_part_has_them():
     with_alt = dets([[0, 0, 10, 10]], [0.5], alt=True)
     assert with_alt.other_class_ids is not None and with_alt.other_class_ids.shape == (1, 1)  # a runner-up alone: one column

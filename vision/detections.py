@@ -104,6 +104,35 @@ class Detections:
         chosen = replace(self, confidence=confidence, other_class_ids=other_classes, other_confidences=other_scores)
         return chosen.with_class(index, class_id)
 
+    def mirrored(self, width: float) -> Detections:
+        """The same readings with every box mirrored left to right in a picture ``width`` pixels wide."""
+        xyxy = self.xyxy.copy()
+        xyxy[:, [0, 2]] = width - self.xyxy[:, [2, 0]]
+        return self.at(xyxy)
+
+    def scored_with(self, second: Detections, same_iou: float, apart_iou: float) -> Detections:
+        """These boxes and a second look's at the same picture as one set, each scored by the mean of the
+        two looks' scores (a look without a box at ``same_iou`` or more scores 0).
+
+        A box seen twice keeps this look's box and readings. The second look's boxes overlapping no box
+        here by ``apart_iou`` or more join at half their score; the rest were already counted or straddle
+        tiles. Surest first.
+        """
+        overlap = box_iou(self.xyxy, second.xyxy)
+        seconds = np.zeros(len(self), np.float64)
+        taken = np.zeros(len(second), bool)
+        for i in np.argsort(-self.confidence, kind="stable"):
+            free = np.flatnonzero(~taken & (overlap[i] >= same_iou))
+            if len(free):
+                j = free[overlap[i, free].argmax()]
+                taken[j], seconds[i] = True, second.confidence[j]
+        both = replace(self, confidence=((self.confidence + seconds) / 2).astype(np.float32))
+        apart = overlap.max(axis=0, initial=0.0) < apart_iou
+        alone = second[~taken & apart]
+        alone = replace(alone, confidence=(alone.confidence / 2).astype(np.float32))
+        merged = Detections.concat([both, alone])
+        return merged[np.argsort(-merged.confidence, kind="stable")]
+
     @property
     def other_count(self) -> int:
         """How many other readings each detection carries (0: none)."""

@@ -91,6 +91,10 @@ class TileDetector:
     bundled one unless ``flower_reader_path`` is None) names each flower among the eight.
     """
 
+    # The model reads what the pixels show, so a photo mirrored left to right shows it the same tiles
+    # mirrored: a second look at a small photo (``vision.photo.looked_both_ways``).
+    mirrored_look = True
+
     def __init__(
         self,
         model_path: Path | str = BUNDLED_MODEL,
