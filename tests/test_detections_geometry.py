@@ -44,6 +44,13 @@ def test_two_looks_score_each_tile_by_their_mean_and_keep_the_first_looks_readin
     # A second-look box straddling a first-look one is neither a second sight nor a new tile.
     straddling = dets([[20, 0, 60, 60]], [0.9])
     assert len(first.scored_with(straddling, same_iou=0.5, apart_iou=0.3)) == 3
+    # A second-look box inside a loose box of the first (IoU 0.22) counts: a tile the loose box missed.
+    inside = dets([[5, 5, 20, 40]], [0.9])
+    assert len(first.scored_with(inside, same_iou=0.5, apart_iou=0.3)) == 4
+    # Other readings are scaled with their box's score: the runner-up stays below the reading.
+    runner_up = dets([[0, 0, 40, 60]], [0.8], alt=True)
+    alone = runner_up.scored_with(Detections.empty(), 0.5, 0.3)
+    assert np.allclose(alone.confidence, [0.4]) and np.allclose(alone.other_confidences, [[0.05]])
     assert np.allclose(first.scored_with(Detections.empty(), 0.5, 0.3).confidence, [0.45, 0.2, 0.15])
     assert np.allclose(Detections.empty().scored_with(first, 0.5, 0.3).confidence, [0.45, 0.2, 0.15])
 

@@ -278,6 +278,7 @@ class _SmallTilesDetector:
 
     info = ModelInfo(TILE_CODES, (640, 640), 32, False)
     stride = 32
+    mirrored_look = False  # its boxes do not follow the picture
 
     def __init__(self, width: float):
         self.width, self.sides = width, []

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from service.app import create_app
 from tests.conftest import REAL_VAL
+from tests.fakes import FakeDetector
 from tests.scoring_helpers import hand
 
 
@@ -95,11 +96,9 @@ def test_503_model_not_loaded(settings, jpeg_bytes):
 
 
 def test_500_has_a_request_id_and_no_traceback(settings, jpeg_bytes):
-    class Exploding:
+    class Exploding(FakeDetector):
         def detect(self, *args, **kwargs):
             raise RuntimeError("secret internal detail")
-
-        info = None
 
     with TestClient(create_app(settings, detector_factory=lambda s: Exploding()), raise_server_exceptions=False) as client:
         response = client.post("/v1/detect", files={"image": ("x.jpg", jpeg_bytes, "image/jpeg")})

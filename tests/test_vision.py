@@ -83,7 +83,7 @@ def test_bundled_model_reads_real_val_photos(detector):
 @pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
 def test_a_small_photo_looked_at_mirrored_too_finds_more_tiles_and_fewer_strays(detector):
     """real-hk-v4 val's 640-px photos, as the pipeline keeps boxes (threshold 0.45, the row rule): one look
-    against ``whole_photo_boxes``' two. Measured on all 97: 1,639 → 1,653 tiles found, 320 → 267 boxes on
+    against ``whole_photo_boxes``' two. Measured on all 97: 1,639 → 1,653 tiles found, 320 → 268 boxes on
     no labeled tile (models/README.md); the floors leave half of each gain."""
     import cv2
 

@@ -20,7 +20,8 @@ LIVE_VIEW_BUDGET = 0.6  # of a 640 × 640 pass: what the whole 16:9 frame costs 
 LOST_SHARE = 0.7  # fewer tiles than this share of the first look: the camera moved, look again
 # The whole-frame look at 1280 px (``first_pass``'s finer look, 4 × a 640 pass) runs when the
 # frame shows fewer tiles than a hand: on an empty or half-laid table, every frame. Live, it
-# runs at most once a second, or at once when the scene has changed since it last ran.
+# runs at most once a second, or at once when the scene has changed since it last ran; so does
+# the mirrored second look that a frame under 960 px takes instead (a webcam's 640 × 480).
 FINE_LOOK_INTERVAL_S = 1.0
 SCENE_CHANGE = 12.0  # mean absolute change (0–255) of the 160 × 90 grey thumbnail: a new scene
 THUMBNAIL = (160, 90)
@@ -74,7 +75,8 @@ class HandFollower:
         return found
 
     def _fine_look_due(self, frame: np.ndarray) -> bool:
-        """Whether a whole-frame look may also look at 1280 px: a second since the last one, or a new scene."""
+        """Whether a whole-frame look may also look at 1280 px, or mirrored in a small frame: a second since
+        the last one, or a new scene."""
         now, scene = self.clock(), thumbnail(frame)
         changed = self._fine_scene is None or float(np.abs(scene - self._fine_scene).mean()) > SCENE_CHANGE
         if not changed and now - self._fine_at < FINE_LOOK_INTERVAL_S:
