@@ -86,7 +86,7 @@ FINE_FIRST_FROM = 1.5  # a photo's long side under this many model sides gains t
 # ... and is read once more, mirrored, each box scored by the mean of its two looks: the one look such a
 # photo gets is cheap to double. On real-hk-v4 val's 640-px photos of racks (threshold 0.45) recall went
 # 0.950 → 0.958 and precision 0.837 → 0.861 (the lone stray boxes one look saw score half); a look turned
-# upside down or mirrored top to bottom found as many tiles but kept more strays (precision 0.82–0.83).
+# upside down or mirrored top to bottom found about as many tiles but kept more strays (precision 0.82–0.83).
 MIRRORED_LOOK_SAME_IOU = 0.5  # a box of each look at this IoU or more is one tile seen twice
 MIRRORED_LOOK_APART_IOU = 0.3  # a box the mirrored look alone saw counts if it overlaps every box less
 # Each look runs down to this score (or to half the floor asked, if lower): a box both looks saw reaches
@@ -524,8 +524,8 @@ def looked_both_ways(detector: TileDetector, image: np.ndarray, floor: float, io
     looks (``Detections.scored_with``), down to ``floor``. A mirrored tile is no tile (a 萬's strokes turn
     round), so a box both looks saw keeps the readings of the look as it is. A box the mirrored look
     alone saw keeps that look's readings, which the mirror may have turned wrong; it scores at most half,
-    so the crop classifier reads it again, and names it unless it finds that reading half as likely as
-    its own (on real-hk-v4 val, 6 of 10 such tiles end up right, as with the classifier alone)."""
+    so the crop classifier reads it again, and names it unless it finds that reading at least half as
+    likely as its own (on real-hk-v4 val, 6 of 10 such tiles end up right, as with the classifier alone)."""
     look_floor = min(floor / 2, MIRRORED_LOOK_FLOOR)
     as_it_is = detector.detect(image, conf=look_floor, iou=iou)
     mirrored = detector.detect(cv2.flip(image, 1), conf=look_floor, iou=iou).mirrored(image.shape[1])
