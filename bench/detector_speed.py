@@ -15,7 +15,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from taicam_datasets.layout import list_images, read_labels
+from taicam_datasets.layout import list_images, pixel_boxes, read_labels
 
 from models.evaluate import match
 from models.quantize import int8_path
@@ -62,9 +62,7 @@ def _score_all(detectors: dict[str, Callable[[np.ndarray], Detections]], images:
         image = cv2.imread(str(path))
         h, w = image.shape[:2]
         rows = [r for r in read_labels(REAL / "labels" / "val" / f"{path.stem}.txt") if r[0] in PLAYING]
-        truth = np.array(
-            [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows], np.float32
-        ).reshape(-1, 4)
+        truth = pixel_boxes(rows, w, h)
         truth_total += len(rows)
         for name, detect in detectors.items():
             start = time.perf_counter()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from scoring.tiles import TILE_CODES
 
@@ -49,3 +52,11 @@ def read_labels(path: Path) -> list[tuple[int, float, float, float, float]]:
             raise ValueError(f"{path}:{number}: class {cls} is outside 0..{len(TILE_CODES) - 1}")
         rows.append((cls, float(parts[1]), float(parts[2]), float(parts[3]), float(parts[4])))
     return rows
+
+
+def pixel_boxes(labels: Sequence[Sequence[float]], width: int, height: int) -> np.ndarray:
+    """(n, 4) float32 xyxy boxes in pixels of a ``width`` × ``height`` image, from YOLO label rows
+    ``(class, cx, cy, w, h)`` (``read_labels``), normalised to the image."""
+    rows = np.array([row[1:] for row in labels], np.float64).reshape(-1, 4)
+    centres, sides = rows[:, :2] * (width, height), rows[:, 2:] * (width, height)
+    return np.concatenate([centres - sides / 2, centres + sides / 2], axis=1).astype(np.float32)

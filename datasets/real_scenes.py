@@ -30,7 +30,7 @@ import numpy as np
 from scoring.tiles import BACK, TILE_CODES
 
 from .faces import FACE_H, FACE_W, FaceStyle, draw_face
-from .layout import list_images, read_labels, write_data_yaml
+from .layout import list_images, pixel_boxes, read_labels, write_data_yaml
 from .scenes import (
     CANVAS_H,
     CANVAS_W,
@@ -122,11 +122,7 @@ class RealScene:
     def boxes(self) -> np.ndarray:
         """(n, 4) xyxy truth boxes in photo pixels."""
         h, w = self.scene.image.shape[:2]
-        rows = np.array([label[1:] for label in self.scene.labels], np.float64).reshape(-1, 4)
-        return np.stack(
-            [(rows[:, 0] - rows[:, 2] / 2) * w, (rows[:, 1] - rows[:, 3] / 2) * h, (rows[:, 0] + rows[:, 2] / 2) * w,
-             (rows[:, 1] + rows[:, 3] / 2) * h], axis=1,
-        ).astype(np.float32)  # fmt: skip
+        return pixel_boxes(self.scene.labels, w, h)
 
 
 def real_scene(bank: CropBank, seed: int, frame: tuple[int, int] | None = None, framing: str | None = None) -> RealScene:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from taicam_datasets.layout import list_images, read_labels
+from taicam_datasets.layout import list_images, pixel_boxes, read_labels
 from tqdm import tqdm
 
 from scoring.tiles import TILE_CODES
@@ -148,9 +148,7 @@ def evaluate(
         h, w = image.shape[:2]
         rows = read_labels(labels_dir / f"{path.stem}.txt")
         truth_cls = np.array([r[0] for r in rows], np.int64)
-        truth = np.array(
-            [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows], np.float32
-        ).reshape(-1, 4)
+        truth = pixel_boxes(rows, w, h)
         start = time.perf_counter()
         low = whole_photo_boxes(detector, image, min(conf, 0.01))
         # As the pipeline keeps them: sure boxes, and unsure ones beside a sure tile of their size.

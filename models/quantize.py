@@ -138,7 +138,7 @@ def quantize_detector(source: Path, dataset: Path, target: Path | None = None) -
 
 def quantize_classifier(source: Path, dataset: Path, target: Path | None = None) -> Path:
     """INT8 copy of the crop classifier, calibrated on crops of labelled train tiles."""
-    from taicam_datasets.layout import read_labels
+    from taicam_datasets.layout import pixel_boxes, read_labels
 
     from vision.classifier import TileClassifier, crop_tiles, to_blob
     from vision.frames import read_image
@@ -152,9 +152,8 @@ def quantize_classifier(source: Path, dataset: Path, target: Path | None = None)
             image = read_image(path)
             h, w = image.shape[:2]
             rows = read_labels(dataset / "labels" / "train" / f"{path.stem}.txt")
-            boxes = [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows]
-            if boxes:
-                crops.extend(crop_tiles(image, np.array(boxes), classifier.side, classifier.margin))
+            if rows:
+                crops.extend(crop_tiles(image, pixel_boxes(rows, w, h), classifier.side, classifier.margin))
         # Batches of one size: the percentile calibrator stacks them.
         for start in range(0, min(len(crops), CLASSIFIER_CALIBRATION_CROPS) - CROP_BATCH + 1, CROP_BATCH):
             yield {classifier.input_name: to_blob(np.stack(crops[start : start + CROP_BATCH]))}

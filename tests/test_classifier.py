@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from taicam_datasets.layout import list_images, read_labels
+from taicam_datasets.layout import list_images, pixel_boxes, read_labels
 from taicam_datasets.scenes import render_scene
 
 from models.classifier_config import FLOWER_READER_SIDE
@@ -179,7 +179,7 @@ def test_a_mirrored_photo_s_unsure_tiles_are_read_mirrored_back():
         image = np.ascontiguousarray(cv2.imread(str(path))[:, ::-1])
         h, w = image.shape[:2]
         rows = read_labels(REAL_VAL / "labels" / "val" / f"{path.stem}.txt")
-        boxes = _truth_boxes(rows, w, h)
+        boxes = pixel_boxes(rows, w, h)
         boxes = np.stack([w - boxes[:, 2], boxes[:, 1], w - boxes[:, 0], boxes[:, 3]], axis=1)
         truth = np.array([row[0] for row in rows])
         unsure = classifier.probabilities(image, boxes, second_look=False).max(axis=1) < LOOK_AGAIN_BELOW
@@ -239,7 +239,7 @@ def test_real_flowers_unsure_at_four_turns_are_read_twelve_ways_and_mirrored():
         if not rows:
             continue
         image = cv2.imread(str(path))
-        boxes, truth = _truth_boxes(rows, image.shape[1], image.shape[0]), np.array([row[0] for row in rows]) - first_flower
+        boxes, truth = pixel_boxes(rows, image.shape[1], image.shape[0]), np.array([row[0] for row in rows]) - first_flower
         four_turns = _mean_of_turns(reader, image, boxes, 0.0)
         other_cuts = [_mean_of_turns(reader, image, boxes, step) for step in (-MARGIN_STEP, MARGIN_STEP)]
         twelve_ways = (four_turns + sum(other_cuts)) / 3
@@ -266,20 +266,6 @@ def _mean_of_turns(reader: FlowerReader, image: np.ndarray, boxes: np.ndarray, m
     return np.mean([reader._run(view) for view in turned], axis=0)
 
 
-def _truth_boxes(labels: list, w: int, h: int) -> np.ndarray:
-    """YOLO label rows (class, cx, cy, bw, bh) as xyxy pixel boxes."""
-    rows = np.array([row[1:] for row in labels], np.float32).reshape(-1, 4)
-    return np.stack(
-        [
-            (rows[:, 0] - rows[:, 2] / 2) * w,
-            (rows[:, 1] - rows[:, 3] / 2) * h,
-            (rows[:, 0] + rows[:, 2] / 2) * w,
-            (rows[:, 1] + rows[:, 3] / 2) * h,
-        ],
-        axis=1,
-    )
-
-
 def _crop_accuracy(classifier: TileClassifier, root: Path, limit: int) -> tuple[float, float]:
     """Class accuracy of the classifier and of the detector alone, on labeled val boxes."""
     right = detector_right = total = 0
@@ -290,7 +276,7 @@ def _crop_accuracy(classifier: TileClassifier, root: Path, limit: int) -> tuple[
         image = cv2.imread(str(path))
         h, w = image.shape[:2]
         rows = read_labels(root / "labels" / "val" / f"{path.stem}.txt")
-        truth = _truth_boxes(rows, w, h)
+        truth = pixel_boxes(rows, w, h)
         found = plain.detect(image)
         probabilities = classifier.probabilities(image, found.xyxy)
         for p, t in match(truth, found):
@@ -329,7 +315,7 @@ def test_classifier_tells_plum_from_chrysanthemum_on_rendered_hands(detector):
         h, w = scene.image.shape[:2]
         for (cls, x, y, bw, bh), (role, _) in zip(scene.labels, scene.roles, strict=True):
             if TILE_CODES[cls] in ("5f", "7f") and role == "flower":
-                box = _truth_boxes([(cls, x, y, bw, bh)], w, h)
+                box = pixel_boxes([(cls, x, y, bw, bh)], w, h)
                 total += 1
                 right += int(detector.classifier.probabilities(scene.image, box)[0].argmax() == cls)
     # The figure lives in this docstring; two misses allowed, half of what the detector alone makes.
@@ -395,7 +381,7 @@ def _recall(scene, image: np.ndarray, found: Detections, own_only: bool) -> floa
 
     h, w = image.shape[:2]
     keep = np.array([own_only is False or role != "background" for role, _ in scene.roles])
-    truth = _truth_boxes(scene.labels, w, h)[keep]
+    truth = pixel_boxes(scene.labels, w, h)[keep]
     return len(match(truth, found)) / len(truth)
 
 

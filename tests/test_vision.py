@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from taicam_datasets.layout import list_images, read_labels
+from taicam_datasets.layout import list_images, pixel_boxes, read_labels
 from taicam_datasets.scenes import Scene, render_scene
 
 from models.evaluate import in_frame, same_hand
@@ -96,10 +96,10 @@ def test_a_small_photo_looked_at_mirrored_too_finds_more_tiles_and_fewer_strays(
         image = cv2.imread(str(path))
         h, w = image.shape[:2]
         rows = read_labels(REAL_VAL / "labels" / "val" / f"{path.stem}.txt")
-        truth = np.array([[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in rows])
+        truth = pixel_boxes(rows, w, h)
         for looks, mirrored in (("one", False), ("two", True)):
             kept = beside_sure_tiles(whole_photo_boxes(detector, image, ROW_FLOOR, mirrored=mirrored), DEFAULT_CONF)
-            matched = len(match(truth.reshape(-1, 4).astype(np.float32), kept))
+            matched = len(match(truth, kept))
             found[looks] += matched
             strays[looks] += len(kept) - matched
     assert found["two"] >= found["one"] + 7 and strays["two"] <= strays["one"] - 25, (found, strays)
@@ -127,8 +127,7 @@ def test_detect_cli_contract(tmp_path):
 
 def _truth_detections(scene) -> Detections:
     h, w = scene.image.shape[:2]
-    rows = [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for _, x, y, bw, bh in scene.labels]
-    boxes = np.array(rows, np.float32).reshape(-1, 4)
+    boxes = pixel_boxes(scene.labels, w, h)
     return Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.array([c for c, *_ in scene.labels], np.int64))
 
 
@@ -815,8 +814,7 @@ def test_the_flower_reader_names_a_real_flower_read_as_another_tile(detector):
     image = cv2.imread(str(path))
     h, w = image.shape[:2]
     labels = read_labels(REAL_VAL / "labels" / "val" / f"{path.stem}.txt")
-    _, x, y, bw, bh = next(label for label in labels if label[0] in FLOWER_CLASSES)
-    box = np.array([[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h]], np.float32)
+    box = pixel_boxes([next(label for label in labels if label[0] in FLOWER_CLASSES)], w, h)
     as_bird = Detections(box, np.array([0.4], np.float32), np.array([TILE_CODES.index("1s")]))
     read = detector.read_as_flowers(image, as_bird, [0])
     assert read.class_id[0] in FLOWER_CLASSES and read.confidence[0] == pytest.approx(0.4)  # its confidence stays
