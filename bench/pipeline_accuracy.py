@@ -22,6 +22,7 @@ from bench import real_scenes
 from models.evaluate import in_frame, same_hand
 from taicam.pipeline import LiveScorer, ScoreRequest, score_photo
 from vision.detector import TileDetector
+from vision.photo import whole_photo_turned
 
 TURNS = (25, 45, 135, -30)  # degrees the phone is held off square
 
@@ -33,12 +34,8 @@ def _whole_hands(framing: str, count: int = 20, plant_flowers: bool = False) -> 
 
 
 def _turned(image: np.ndarray, degrees: float) -> np.ndarray:
-    h, w = image.shape[:2]
-    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
-    size = (int(h * sin + w * cos), int(h * cos + w * sin))
-    matrix[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
-    return cv2.warpAffine(image, matrix, size, borderMode=cv2.BORDER_REPLICATE)
+    view = whole_photo_turned(image.shape, degrees)
+    return cv2.warpAffine(image, view.matrix, view.size, borderMode=cv2.BORDER_REPLICATE)
 
 
 def _upright_frame(image: np.ndarray) -> np.ndarray:

@@ -16,7 +16,10 @@ from scoring.tiles import TILE_CODES
 from vision.defaults import DEFAULT_CONF
 from vision.detections import Detections, box_iou
 from vision.detector import TileDetector
-from vision.photo import ROW_FLOOR, beside_sure_tiles, whole_photo_boxes
+from vision.photo import ROW_FLOOR, beside_sure_tiles, whole_photo_boxes, with_level_look
+
+# mAP50 ranks the detector's own readings down to this score.
+MAP_FLOOR = 0.01
 
 IOU_MATCH = 0.5
 
@@ -150,9 +153,12 @@ def evaluate(
         truth_cls = np.array([r[0] for r in rows], np.int64)
         truth = pixel_boxes(rows, w, h)
         start = time.perf_counter()
-        low = whole_photo_boxes(detector, image, min(conf, 0.01))
-        # As the pipeline keeps them: sure boxes, and unsure ones beside a sure tile of their size.
-        predicted = detector.reread(image, beside_sure_tiles(low[low.confidence >= min(conf, ROW_FLOOR)], conf))
+        low = whole_photo_boxes(detector, image, min(conf, MAP_FLOOR))
+
+        def read(picture: np.ndarray) -> Detections:
+            return _kept_and_read(detector, picture, whole_photo_boxes(detector, picture, min(conf, MAP_FLOOR)), conf)
+
+        predicted = with_level_look(detector, image, _kept_and_read(detector, image, low, conf), conf, read)
         elapsed += time.perf_counter() - start
         report.images += 1
         report.truth_tiles += len(rows)
@@ -185,6 +191,11 @@ def evaluate(
     report.map50 = float(np.mean(aps)) if aps else 0.0
     report.ms_per_image = 1000 * elapsed / max(report.images, 1)
     return report
+
+
+def _kept_and_read(detector: TileDetector, image: np.ndarray, low: Detections, conf: float) -> Detections:
+    """As the pipeline keeps them: sure boxes, and unsure ones beside a sure tile of their size, read again."""
+    return detector.reread(image, beside_sure_tiles(low[low.confidence >= min(conf, ROW_FLOOR)], conf))
 
 
 COMPARED = ("tile_recall", "tile_precision", "class_accuracy", "map50", "hand_exact_match", "flower_recall", "ms_per_image")

@@ -249,6 +249,45 @@ def test_detecting_every_tile_reads_the_player_s_tilted_row_level_too(detector, 
     assert winner_tiles_found()[0] < found  # measured 66 of 75
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_detecting_every_tile_of_a_small_turned_photo_reads_it_level_too(detector, monkeypatch):
+    """Real-tile scenes shrunk to 640 px, their tiles turned by 32–44°: ``taicam detect`` reads their tiles from a
+    level view too (``with_level_look``). Scoring leaves that to the view of the player's tiles."""
+    import cv2
+
+    from models.evaluate import match
+    from vision import photo
+
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    photos = []
+    for seed in (103, 105, 107, 118):
+        scene = real_scene(bank, seed)
+        scale = 640 / max(scene.scene.image.shape[:2])
+        small = cv2.resize(scene.scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        photos.append((small, scene.boxes * scale, [code for code, *_ in scene.scene.labels]))
+
+    def read_right(focus: str = "all") -> int:
+        right = 0
+        for image, truth, classes in photos:
+            found = photo.detect_photo(detector, image, focus=focus)
+            right += sum(int(found.class_id[p]) == classes[t] for p, t in match(truth, found))
+        return right
+
+    level_too = read_right()
+    looked = []
+
+    def as_it_is(detector, image, found, conf, read):
+        looked.append(image.shape)
+        return found
+
+    monkeypatch.setattr(photo, "with_level_look", as_it_is)
+    assert level_too >= read_right() + 9  # measured 108 → 125 of the 154 tiles laid out read right
+    assert len(looked) == len(photos)
+    read_right("hand")
+    assert len(looked) == len(photos)  # the player's view reads them level already
+
+
 def test_benchmark_scenes_written_all_to_val_for_eval_compare(tiny_bank, tmp_path):
     """``--val-every 1`` writes the benchmark's scenes as one val split, which ``taicam eval --compare`` reads."""
     from taicam_datasets.layout import read_labels
