@@ -601,7 +601,7 @@ def whole_photo_turned(shape: tuple[int, ...], degrees: float) -> View:
     matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
     cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
     size = (int(w * cos + h * sin), int(w * sin + h * cos))  # less than a pixel cut off, at most
-    matrix[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
+    matrix[:, 2] += np.array([(size[0] - w) / 2, (size[1] - h) / 2])
     return View(matrix, size, 1.0)
 
 
