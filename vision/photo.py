@@ -9,7 +9,9 @@ A hand photographed from the side of the table, or with the phone turned, lies a
 the axis-aligned boxes of neighbouring tilted tiles then overlap, and a box covered by its two
 neighbours looks like a duplicate reading and is dropped. So the second pass also turns the
 player's region until the hand row runs level, with the table's centre above it, which is how
-the tiles stand in the photos the detector reads best.
+the tiles stand in the photos the detector reads best. A small photo gets no second pass; when every
+tile of it is read (`taicam detect`) and its tiles stand turned, it is read again from a level view of
+the whole photo (``with_level_look``).
 """
 
 from __future__ import annotations
