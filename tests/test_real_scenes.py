@@ -313,31 +313,70 @@ def test_the_hand_row_reports_a_gap_one_tile_wide_and_not_the_winning_tiles():
 
 
 class _SmallTilesDetector:
-    """Finds 18 sure tiles ``width`` px wide in any picture: discards and walls seen from afar."""
+    """Finds ``count`` sure tiles ``width`` px wide in any picture: discards and walls seen from afar."""
 
     info = ModelInfo(TILE_CODES, (640, 640), 32, False)
     stride = 32
     mirrored_look = False  # its boxes do not follow the picture
 
-    def __init__(self, width: float):
-        self.width, self.sides = width, []
+    def __init__(self, width: float, count: int = 18):
+        self.width, self.count, self.sides = width, count, []
 
     def detect(self, image, conf=0.25, iou=0.6, side=None):
         from vision.detections import Detections
 
         self.sides.append(side)
-        boxes = np.array([[3 * self.width * i, 10, 3 * self.width * i + self.width, 10 + 1.4 * self.width] for i in range(18)])
-        return Detections(boxes.astype(np.float32), np.full(18, 0.9, np.float32), np.zeros(18, np.int64))
+        lefts = 3 * self.width * np.arange(self.count)
+        top, bottom = np.full(self.count, 10.0), np.full(self.count, 10 + 1.4 * self.width)
+        boxes = np.stack([lefts, top, lefts + self.width, bottom], axis=1)
+        return Detections(boxes.astype(np.float32), np.full(self.count, 0.9, np.float32), np.zeros(self.count, np.int64))
 
 
-@pytest.mark.parametrize(("width", "finer"), [(24.0, True), (60.0, False)])
-def test_the_first_pass_looks_again_finer_when_its_tiles_are_small_however_many(width, finer):
+@pytest.mark.parametrize(
+    ("shape", "width", "count", "finer"),
+    [
+        ((1080, 1920), 24.0, 18, True),  # 8 px at the model's 640: small, however many
+        ((1080, 1920), 60.0, 18, False),  # 20 px, and as many as a hand has
+        ((1080, 1920), 60.0, 6, True),  # fewer than any hand: some were missed
+        ((480, 640), 8.0, 18, True),  # a small photo's small tiles: looked at enlarged
+        ((480, 640), 30.0, 6, False),  # a small photo showing a few large tiles: a rack, seen well
+    ],
+)
+def test_the_first_pass_looks_again_finer_when_its_tiles_are_small_or_few(shape, width, count, finer):
     from vision.photo import FINE_FIRST_BELOW_PX, FINE_FIRST_SIDE, first_pass
 
-    detector = _SmallTilesDetector(width)  # in a 1920 × 1080 photo: 8 px and 20 px at the model's 640
-    first_pass(detector, np.zeros((1080, 1920, 3), np.uint8))
-    assert (width * 640 / 1920 < FINE_FIRST_BELOW_PX) == finer
+    detector = _SmallTilesDetector(width, count)
+    first_pass(detector, np.zeros((*shape, 3), np.uint8))
     assert detector.sides == ([None, FINE_FIRST_SIDE] if finer else [None])
+    assert (width * 640 / max(shape) < FINE_FIRST_BELOW_PX) == (finer and count == 18)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_small_photo_of_small_tiles_is_looked_at_enlarged(detector, monkeypatch):
+    """Real-tile whole tables shrunk to 640 px, whose sure tiles are under 15 px wide at the model's scale
+    (or none is sure): the first look finds more of the winner's tiles when it looks again at the photo
+    enlarged to ``FINE_FIRST_SIDE``."""
+    import cv2
+
+    from models.evaluate import match
+    from vision import photo
+
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    photos = []
+    for seed in (150, 162, 192, 204):
+        scene = real_scene(bank, seed)
+        scale = 640 / max(scene.scene.image.shape[:2])
+        small = cv2.resize(scene.scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
+        photos.append((small, scene.boxes[own] * scale))
+
+    def winner_tiles_found() -> int:
+        return sum(len(match(truth, photo.first_look(detector, image)[0])) for image, truth in photos)
+
+    enlarged = winner_tiles_found()
+    monkeypatch.setattr(photo, "FINE_FIRST_BELOW_PX", 0.0)  # no tile is small: no second look
+    assert enlarged >= winner_tiles_found() + 13  # measured 43 → 69 of 74
 
 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
