@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 from taicam_datasets.faces import FaceStyle, draw_face
-from taicam_datasets.real_scenes import REAL_HK, CropBank, face_crops, real_scene
+from taicam_datasets.real_scenes import REAL_HK, CropBank, RealScene, face_crops, real_scene
 
 from scoring.tiles import BACK, TILE_CODES
 from vision.detector import BUNDLED_MODEL, ModelInfo, TileDetector
@@ -249,23 +249,32 @@ def test_detecting_every_tile_reads_the_player_s_tilted_row_level_too(detector, 
     assert winner_tiles_found()[0] < found  # measured 66 of 75
 
 
+def _shrunk_scenes(seeds: tuple[int, ...], long_side: int = 640) -> list[tuple[np.ndarray, float, RealScene]]:
+    """Real-tile scenes from val crops, each photo shrunk to ``long_side`` (as a webcam or a downsized photo
+    shows a table), with the scale and the scene."""
+    import cv2
+
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    shrunk = []
+    for seed in seeds:
+        scene = real_scene(bank, seed)
+        scale = long_side / max(scene.scene.image.shape[:2])
+        shrunk.append((cv2.resize(scene.scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale, scene))
+    return shrunk
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 def test_detecting_every_tile_of_a_small_turned_photo_reads_it_level_too(detector, monkeypatch):
     """Real-tile scenes shrunk to 640 px, their tiles turned by 32–44°: ``taicam detect`` reads their tiles from a
     level view too (``with_level_look``). Scoring leaves that to the view of the player's tiles."""
-    import cv2
-
     from models.evaluate import match
     from vision import photo
 
-    bank = CropBank.from_dataset(REAL_HK, "val")
-    photos = []
-    for seed in (103, 105, 107, 118):
-        scene = real_scene(bank, seed)
-        scale = 640 / max(scene.scene.image.shape[:2])
-        small = cv2.resize(scene.scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        photos.append((small, scene.boxes * scale, [code for code, *_ in scene.scene.labels]))
+    photos = [
+        (small, scene.boxes * scale, [code for code, *_ in scene.scene.labels])
+        for small, scale, scene in _shrunk_scenes((103, 105, 107, 118))
+    ]
 
     def read_right(focus: str = "all") -> int:
         right = 0
@@ -357,17 +366,11 @@ def test_a_small_photo_of_small_tiles_is_looked_at_enlarged(detector, monkeypatc
     """Real-tile whole tables shrunk to 640 px, whose sure tiles are under 15 px wide at the model's scale
     (or none is sure): the first look finds more of the winner's tiles when it looks again at the photo
     enlarged to ``FINE_FIRST_SIDE``."""
-    import cv2
-
     from models.evaluate import match
     from vision import photo
 
-    bank = CropBank.from_dataset(REAL_HK, "val")
     photos = []
-    for seed in (150, 162, 192, 204):
-        scene = real_scene(bank, seed)
-        scale = 640 / max(scene.scene.image.shape[:2])
-        small = cv2.resize(scene.scene.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    for small, scale, scene in _shrunk_scenes((150, 162, 192, 204)):
         own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
         photos.append((small, scene.boxes[own] * scale))
 
