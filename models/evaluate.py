@@ -144,6 +144,11 @@ def evaluate(
     # For mAP50 every prediction down to a low threshold is ranked per class.
     ranked: dict[int, list[tuple[float, bool]]] = {c: [] for c in range(len(TILE_CODES))}
     elapsed = 0.0
+    floor = min(conf, MAP_FLOOR)
+
+    def read(picture: np.ndarray) -> Detections:
+        return _kept_and_read(detector, picture, whole_photo_boxes(detector, picture, floor), conf)
+
     for path in tqdm(list_images(images_dir), disable=not progress, desc="eval"):
         image = cv2.imread(str(path))
         if image is None:
@@ -153,11 +158,7 @@ def evaluate(
         truth_cls = np.array([r[0] for r in rows], np.int64)
         truth = pixel_boxes(rows, w, h)
         start = time.perf_counter()
-        low = whole_photo_boxes(detector, image, min(conf, MAP_FLOOR))
-
-        def read(picture: np.ndarray) -> Detections:
-            return _kept_and_read(detector, picture, whole_photo_boxes(detector, picture, min(conf, MAP_FLOOR)), conf)
-
+        low = whole_photo_boxes(detector, image, floor)
         predicted = with_level_look(detector, image, _kept_and_read(detector, image, low, conf), conf, read)
         elapsed += time.perf_counter() - start
         report.images += 1
