@@ -65,6 +65,10 @@ class ClassifierConfig:
     turn: float = field(
         default=0.0, metadata=_flag("share", "share of the training crops also turned by up to 45° either way, as tiles lie")
     )
+    occlude: float = field(
+        default=0.0,
+        metadata=_flag("share", "share of the training crops with one edge hidden under another crop, as by a neighbour"),
+    )
     width: float = field(
         default=1.0,
         metadata=_flag("amount", "channels as a multiple of the base network's; wider than --init: its channels copied"),

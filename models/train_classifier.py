@@ -43,6 +43,10 @@ RECOLOUR_NOISE = 0.03
 # shows its face turned inside the crop: with ``--turn`` that share of the crops is also turned by up to
 # this many degrees either way (the quarter turns of ``_augment`` give the rest), edges stretched.
 TURN_MOST_DEGREES = 45.0
+# A real crop's numeral or character is often cut off by the photo's edge or hidden under the tile in
+# front: with ``--occlude`` that share of the crops has a band at one edge, of a share of its side in
+# this range, replaced by the same band of another crop of the batch.
+OCCLUDED_SIDE_SHARE = (0.1, 0.35)
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -213,6 +217,32 @@ def _turn(batch, share: float, generator):
     return batch
 
 
+def _occlude(batch, share: float, generator):
+    """``share`` of the crops with a band at one edge (``OCCLUDED_SIDE_SHARE`` of the side) taken from
+    another crop of the batch: a neighbour's face, or cloth, where the tile's own was."""
+    import torch
+
+    n, side = batch.shape[0], batch.shape[-1]
+    chosen = torch.nonzero(torch.rand(n, generator=generator) < share).flatten()
+    if n < 2 or not len(chosen):
+        return batch
+    low, high = OCCLUDED_SIDE_SHARE
+    donors = (chosen + torch.randint(1, n, (len(chosen),), generator=generator)) % n  # never the crop itself
+    source = batch.clone()
+    for index, donor in zip(chosen.tolist(), donors.tolist(), strict=True):
+        depth = max(1, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
+        rows, columns = _edge_band(int(torch.randint(0, 4, (1,), generator=generator)), depth, side)
+        batch[index, :, rows, columns] = source[donor, :, rows, columns]
+    return batch
+
+
+def _edge_band(edge: int, depth: int, side: int) -> tuple[slice, slice]:
+    """(rows, columns) of the band ``depth`` px deep along ``edge`` of a square crop: left, bottom, top,
+    right (the order the shipped flower reader was trained with)."""
+    near, far, whole = slice(0, depth), slice(side - depth, side), slice(None)
+    return ((whole, near), (far, whole), (near, whole), (whole, far))[edge]
+
+
 def _accuracy(network, crops: np.ndarray, classes: np.ndarray) -> float:
     import torch
 
@@ -293,6 +323,8 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
                 batch = _recolour(batch, config.recolour, generator)
             if config.mirror:
                 batch = _mirror(batch, config.mirror, generator)
+            if config.occlude:
+                batch = _occlude(batch, config.occlude, generator)
             loss = torch.nn.functional.cross_entropy(
                 network(batch), torch.from_numpy(classes[chosen]), weight=weights, label_smoothing=0.05
             )

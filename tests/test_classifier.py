@@ -543,3 +543,28 @@ def test_turned_crops_are_turned_by_at_most_45_degrees_and_only_the_chosen_share
     assert angles.abs().max() < 46
     assert angles.min() < -30 and angles.max() > 30
     assert torch.allclose(mean_x, torch.full_like(mean_x, 16.0), atol=0.5)  # turned about the crop's centre
+
+
+def test_occluded_crops_show_another_crop_along_one_edge_and_only_the_chosen_share():
+    torch = pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from models.train_classifier import OCCLUDED_SIDE_SHARE, _occlude
+
+    generator = torch.Generator().manual_seed(0)
+    side = 40
+    batch = torch.rand(64, 3, side, side, generator=generator)
+    assert torch.equal(_occlude(batch.clone(), 0.0, generator), batch)
+    hidden = _occlude(batch.clone(), 1.0, generator)
+    low, high = OCCLUDED_SIDE_SHARE
+    for before, after in zip(batch, hidden, strict=True):
+        moved = (before != after).any(dim=0)
+        rows, columns = moved.any(dim=1).nonzero().flatten(), moved.any(dim=0).nonzero().flatten()
+        # One band, reaching across the crop from one edge, as deep as the range allows.
+        along_rows = len(columns) == side and (rows[0] == 0 or rows[-1] == side - 1)
+        along_columns = len(rows) == side and (columns[0] == 0 or columns[-1] == side - 1)
+        assert along_rows or along_columns
+        depth = len(rows) if along_rows else len(columns)
+        assert low * side - 1 <= depth <= high * side + 1
+        band = after[:, moved]
+        assert any(torch.equal(band, other[:, moved]) for other in batch if not torch.equal(other, before))
+    half = (_occlude(batch.clone(), 0.5, generator) != batch).flatten(1).any(dim=1).float().mean()
+    assert 0.25 < half < 0.75
