@@ -69,6 +69,10 @@ class ClassifierConfig:
         default=0.0,
         metadata=_flag("share", "share of the training crops with one edge hidden under another crop, as by a neighbour"),
     )
+    truncate: float = field(
+        default=0.0,
+        metadata=_flag("share", "share of the training crops with one edge cut away and the rest stretched, as a short box"),
+    )
     width: float = field(
         default=1.0,
         metadata=_flag("amount", "channels as a multiple of the base network's; wider than --init: its channels copied"),

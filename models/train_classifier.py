@@ -47,6 +47,10 @@ TURN_MOST_DEGREES = 45.0
 # front: with ``--occlude`` that share of the crops has a band at one edge, of a share of its side in
 # this range, replaced by the same band of another crop of the batch.
 OCCLUDED_SIDE_SHARE = (0.1, 0.35)
+# A real box often stops short of the tile's edge (a tight label, a tile half behind another), and the
+# crop holds the rest of the face stretched to a whole one: with ``--truncate`` that share of the crops
+# loses a band at one edge, of a share of its side in this range, and the rest is stretched back.
+TRUNCATED_SIDE_SHARE = (0.1, 0.3)
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -236,6 +240,28 @@ def _occlude(batch, share: float, generator):
     return batch
 
 
+def _truncate(batch, share: float, generator):
+    """``share`` of the crops with a band at one edge (``TRUNCATED_SIDE_SHARE`` of the side) cut away and
+    the rest stretched back to the whole crop: a box that stops short of the tile's numeral."""
+    import torch
+    from torch.nn import functional
+
+    side = batch.shape[-1]
+    low, high = TRUNCATED_SIDE_SHARE
+    for index in torch.nonzero(torch.rand(batch.shape[0], generator=generator) < share).flatten().tolist():
+        depth = max(1, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
+        rows, columns = _rest_of_edge_band(int(torch.randint(0, 4, (1,), generator=generator)), depth, side)
+        rest = batch[index : index + 1, :, rows, columns]
+        batch[index] = functional.interpolate(rest, size=(side, side), mode="bilinear", align_corners=False)[0]
+    return batch
+
+
+def _rest_of_edge_band(edge: int, depth: int, side: int) -> tuple[slice, slice]:
+    """(rows, columns) of a square crop without the band ``depth`` px deep along ``edge`` (as ``_edge_band``)."""
+    after, before, whole = slice(depth, side), slice(0, side - depth), slice(None)
+    return ((whole, after), (before, whole), (after, whole), (whole, before))[edge]
+
+
 def _edge_band(edge: int, depth: int, side: int) -> tuple[slice, slice]:
     """(rows, columns) of the band ``depth`` px deep along ``edge`` of a square crop: left, bottom, top,
     right (the order the shipped flower reader was trained with)."""
@@ -325,6 +351,8 @@ def train_classifier(config: ClassifierConfig, log=print) -> dict:
                 batch = _mirror(batch, config.mirror, generator)
             if config.occlude:
                 batch = _occlude(batch, config.occlude, generator)
+            if config.truncate:
+                batch = _truncate(batch, config.truncate, generator)
             loss = torch.nn.functional.cross_entropy(
                 network(batch), torch.from_numpy(classes[chosen]), weight=weights, label_smoothing=0.05
             )

@@ -568,3 +568,32 @@ def test_occluded_crops_show_another_crop_along_one_edge_and_only_the_chosen_sha
         assert any(torch.equal(band, other[:, moved]) for other in batch if not torch.equal(other, before))
     half = (_occlude(batch.clone(), 0.5, generator) != batch).flatten(1).any(dim=1).float().mean()
     assert 0.25 < half < 0.75
+
+
+def test_truncated_crops_lose_a_band_at_one_edge_stretch_the_rest_and_only_the_chosen_share():
+    torch = pytest.importorskip("torch", reason="the 'train' extra is not installed")
+    from models.train_classifier import TRUNCATED_SIDE_SHARE, _truncate
+
+    generator = torch.Generator().manual_seed(0)
+    side = 40
+    ramp = torch.arange(side, dtype=torch.float32)
+    # Channel 0 holds each pixel's column, channel 1 its row: what a crop keeps can be read off it.
+    crop = torch.stack([ramp.expand(side, side), ramp[:, None].expand(side, side), torch.zeros(side, side)])
+    batch = crop.expand(64, -1, -1, -1).clone()
+    assert torch.equal(_truncate(batch.clone(), 0.0, generator), batch)
+    low, high = TRUNCATED_SIDE_SHARE
+    edges = set()
+    for after in _truncate(batch.clone(), 1.0, generator):
+        untouched = [k for k in (0, 1) if torch.allclose(after[k], crop[k])]
+        assert len(untouched) == 1  # one edge only: the other axis keeps every row or column
+        axis = 1 - untouched[0]
+        values = after[axis]
+        cut_before, cut_after = float(values.min()), side - 1 - float(values.max())
+        depth = max(cut_before, cut_after)
+        assert min(cut_before, cut_after) < 0.5  # the far edge stays
+        assert low * side - 1 <= depth <= high * side + 1
+        assert (values.diff(dim=1 - axis) >= 0).all()  # the rest, stretched, in its order
+        edges.add((axis, cut_before > cut_after))
+    assert len(edges) == 4
+    half = (_truncate(batch.clone(), 0.5, generator) != batch).flatten(1).any(dim=1).float().mean()
+    assert 0.25 < half < 0.75
