@@ -51,6 +51,8 @@ OCCLUDED_SIDE_SHARE = (0.1, 0.35)
 # crop holds the rest of the face stretched to a whole one: with ``--truncate`` that share of the crops
 # loses a band at one edge, of a share of its side in this range, and the rest is stretched back.
 TRUNCATED_SIDE_SHARE = (0.1, 0.3)
+# ``_edge_band`` numbers the edges left, bottom, top, right: edge and OPPOSITE_EDGE - edge face each other.
+OPPOSITE_EDGE = 3
 EXPORT_NAMES = {TILE_CODES: "taicam-tile-classifier.onnx", FLOWERS: "taicam-flower-reader.onnx"}
 # Seeds of the real-tile scenes: training ones far from the benchmark's (0–59, 1000–1059); the
 # held-out ones use val crops, as the benchmark does, with seeds of their own.
@@ -230,12 +232,11 @@ def _occlude(batch, share: float, generator):
     chosen = torch.nonzero(torch.rand(n, generator=generator) < share).flatten()
     if n < 2 or not len(chosen):
         return batch
-    low, high = OCCLUDED_SIDE_SHARE
     donors = (chosen + torch.randint(1, n, (len(chosen),), generator=generator)) % n  # never the crop itself
     source = batch.clone()
     for index, donor in zip(chosen.tolist(), donors.tolist(), strict=True):
-        depth = max(1, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
-        rows, columns = _edge_band(int(torch.randint(0, 4, (1,), generator=generator)), depth, side)
+        edge, depth = _drawn_edge(side, OCCLUDED_SIDE_SHARE, generator)
+        rows, columns = _edge_band(edge, depth, side)
         batch[index, :, rows, columns] = source[donor, :, rows, columns]
     return batch
 
@@ -247,19 +248,22 @@ def _truncate(batch, share: float, generator):
     from torch.nn import functional
 
     side = batch.shape[-1]
-    low, high = TRUNCATED_SIDE_SHARE
     for index in torch.nonzero(torch.rand(batch.shape[0], generator=generator) < share).flatten().tolist():
-        depth = max(1, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
-        rows, columns = _rest_of_edge_band(int(torch.randint(0, 4, (1,), generator=generator)), depth, side)
+        edge, depth = _drawn_edge(side, TRUNCATED_SIDE_SHARE, generator)
+        # What the band leaves is the band along the opposite edge (left and right, bottom and top), as deep as the rest.
+        rows, columns = _edge_band(OPPOSITE_EDGE - edge, side - depth, side)
         rest = batch[index : index + 1, :, rows, columns]
         batch[index] = functional.interpolate(rest, size=(side, side), mode="bilinear", align_corners=False)[0]
     return batch
 
 
-def _rest_of_edge_band(edge: int, depth: int, side: int) -> tuple[slice, slice]:
-    """(rows, columns) of a square crop without the band ``depth`` px deep along ``edge`` (as ``_edge_band``)."""
-    after, before, whole = slice(depth, side), slice(0, side - depth), slice(None)
-    return ((whole, after), (before, whole), (after, whole), (whole, before))[edge]
+def _drawn_edge(side: int, depth_share: tuple[float, float], generator) -> tuple[int, int]:
+    """A random edge (as ``_edge_band`` numbers them) and a band depth in px, a share of ``side`` in ``depth_share``."""
+    import torch
+
+    low, high = depth_share
+    depth = max(1, round(side * (low + (high - low) * float(torch.rand(1, generator=generator)))))
+    return int(torch.randint(0, 4, (1,), generator=generator)), depth
 
 
 def _edge_band(edge: int, depth: int, side: int) -> tuple[slice, slice]:
