@@ -249,6 +249,35 @@ def test_detecting_every_tile_reads_the_player_s_tilted_row_level_too(detector, 
     assert winner_tiles_found()[0] < found  # measured 66 of 75
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_detecting_every_tile_keeps_the_table_s_unsure_discards_and_scoring_does_not(detector, monkeypatch):
+    """The view of every tile keeps boxes from ``TABLE_VIEW_CONF``: discards lying alone or half under one
+    another, which the caller's threshold drops. The view of the player's tiles, all scoring reads, keeps it."""
+    from models.evaluate import match
+    from vision import photo
+
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    scenes = [real_scene(bank, seed) for seed in (4, 40, 42)]
+
+    def found_and_stray(focus: str) -> tuple[int, int, list[np.ndarray]]:
+        found = stray = 0
+        boxes = []
+        for scene in scenes:
+            detections = photo.detect_photo(detector, scene.scene.image, focus=focus)
+            matched = len(match(scene.boxes, detections))
+            found, stray = found + matched, stray + len(detections) - matched
+            boxes.append(detections.xyxy)
+        return found, stray, boxes
+
+    found, stray, _ = found_and_stray("all")
+    hand = found_and_stray("hand")[2]
+    monkeypatch.setattr(photo, "TABLE_VIEW_CONF", 1.0)  # the caller's threshold everywhere, as before
+    found_before, stray_before, _ = found_and_stray("all")
+    assert found >= found_before + 5 and stray <= stray_before + 1  # measured 97 and 6 against 90 and 6
+    assert all(np.array_equal(a, b) for a, b in zip(hand, found_and_stray("hand")[2], strict=True))
+
+
 def _shrunk_scenes(seeds: tuple[int, ...], long_side: int = 640) -> list[tuple[np.ndarray, float, RealScene]]:
     """Real-tile scenes from val crops, each photo shrunk to ``long_side`` (as a webcam or a downsized photo
     shows a table), with the scale and the scene."""
