@@ -253,7 +253,8 @@ def test_detecting_every_tile_reads_the_player_s_tilted_row_level_too(detector, 
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 def test_detecting_every_tile_keeps_the_table_s_unsure_discards_and_scoring_does_not(detector, monkeypatch):
     """The view of every tile keeps boxes from ``TABLE_VIEW_CONF``: discards lying alone or half under one
-    another, which the caller's threshold drops. The view of the player's tiles, all scoring reads, keeps it."""
+    another, which the caller's threshold drops. The view of the player's tiles, all that scoring reads, keeps the
+    caller's threshold."""
     from models.evaluate import match
     from vision import photo
 
