@@ -377,6 +377,7 @@ class _SmallTilesDetector:
         ((1080, 1920), 24.0, 18, True),  # 8 px at the model's 640: small, however many
         ((1080, 1920), 60.0, 18, False),  # 20 px, and as many as a hand has
         ((1080, 1920), 60.0, 6, True),  # fewer than any hand: some were missed
+        ((1080, 1920), 120.0, 6, False),  # as few, but 40 px: a rack or a hand close up, read well already
         ((480, 640), 8.0, 18, True),  # a small photo's small tiles: looked at enlarged
         ((480, 640), 30.0, 6, False),  # a small photo showing a few large tiles: a rack, seen well
     ],
