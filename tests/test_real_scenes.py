@@ -279,6 +279,29 @@ def test_detecting_every_tile_keeps_the_table_s_unsure_discards_and_scoring_does
     assert all(np.array_equal(a, b) for a, b in zip(hand, found_and_stray("hand")[2], strict=True))
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+def test_a_photo_too_small_for_the_player_s_view_reads_every_tile_at_the_caller_s_threshold(detector, monkeypatch):
+    """A 640-px photo has no view of the player's tiles: its view of every tile reads them, at the caller's threshold."""
+    from vision import photo
+    from vision.defaults import DEFAULT_CONF
+
+    views_read: list[tuple[int, float]] = []
+    read_view = photo.read_view
+
+    def spy(detector, image, view, conf, iou):
+        views_read.append((max(image.shape[:2]), conf))
+        return read_view(detector, image, view, conf, iou)
+
+    monkeypatch.setattr(photo, "read_view", spy)
+    ((small, _, scene),) = _shrunk_scenes((150,))  # a whole table: its tiles call for a second look
+    photo.detect_photo(detector, small)
+    assert [conf for side, conf in views_read if side == 640] == [DEFAULT_CONF]
+    views_read.clear()
+    photo.detect_photo(detector, scene.scene.image)
+    assert views_read == [(1280, DEFAULT_CONF), (1280, photo.TABLE_VIEW_CONF)]  # the player's view, then every tile
+
+
 def _shrunk_scenes(seeds: tuple[int, ...], long_side: int = 640) -> list[tuple[np.ndarray, float, RealScene]]:
     """Real-tile scenes from val crops, each photo shrunk to ``long_side`` (as a webcam or a downsized photo
     shows a table), with the scale and the scene."""

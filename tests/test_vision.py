@@ -106,7 +106,7 @@ def test_a_small_photo_looked_at_mirrored_too_finds_more_tiles_and_fewer_strays(
 
 
 # The real-hk-v4 val photos (of 97) whose first look, enlarged 3 ×, is sure of fewer tiles than a hand
-# has, each wider than TARGET_TILE_PX at the model's scale: a phone's photo of a rack or a hand close up.
+# has, their median width TARGET_TILE_PX or more at the model's scale: a phone's photo of a rack or a hand close up.
 FEW_BIG_TILES_PHOTOS = (
     "train__387555134_", "train__393160399_", "train__daOxS7s8hqBtUUMXRFloNshT4eS37W_",
     "train__hand_021_", "train__hand_107_", "valid__396606550_",

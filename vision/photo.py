@@ -49,12 +49,14 @@ SECOND_PASS_BUDGET = {"hand": 2, "all": 4}
 # larger than the model's input). On real-hk-v4's 640-px photos of racks, turning alone read fewer
 # tiles (recall 0.950 → 0.943: a pile of discards taken for the hand row); there each focus reads its own view.
 FOCUS_VIEWS = {"hand": ("hand",), "all": ("hand", "all")}
-# The view of every tile keeps a box from this threshold, whatever the caller's, as a flower's from
-# ``FLOWER_CONF``: beyond the player's row it reads discards and walls, which lie alone or half under
-# one another and which no hand is read from. `taicam detect` on the real-tile scenes (seeds 0–59 /
-# 1000–1059 / 3000–3059 / 100–399) found 0.967 / 0.964 / 0.960 / 0.970 of every tile at the caller's
-# 0.45 and 0.972 / 0.966 / 0.962 / 0.972 from 0.25, with 52 / 69 / 47 / 268 and 52 / 73 / 48 / 271
-# boxes that match no tile; real-hk-v4 val reads the same (models/README.md, twenty-seventh round).
+# The view of every tile, read after the player's own, keeps a box from this threshold, whatever the
+# caller's, as a flower's from ``FLOWER_CONF``: its boxes count where the player's view has none, so it
+# adds discards and walls, which lie alone or half under one another and which no hand is read from.
+# A photo too small for the player's view reads its tiles through this view alone, at the caller's.
+# `taicam detect` on the real-tile scenes (seeds 0–59 / 1000–1059 / 3000–3059 / 100–399) found 0.967 /
+# 0.964 / 0.960 / 0.970 of every tile at the caller's 0.45 and 0.972 / 0.966 / 0.962 / 0.972 from 0.25,
+# with 52 / 69 / 47 / 268 and 52 / 73 / 48 / 271 boxes that match no tile (models/README.md,
+# twenty-seventh round).
 TABLE_VIEW_CONF = 0.25
 FEWEST_HAND_TILES = 14  # a winning hand has at least 13 + 1 tiles (Hong Kong; Taiwan 16 + 1)
 FINE_FIRST_SIDE = 1280  # a first pass that saw fewer, or small ones, looks again at this long side (4 × the pixels)
@@ -263,7 +265,9 @@ def _read_passes(
         return detector.reread(image, first)
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
     views = FOCUS_VIEWS[focus] if finer else (focus,)
-    looks = [look for part in views if (look := _look_again(detector, image, first, conf, iou, part))]
+    after_the_hand = min(conf, TABLE_VIEW_CONF) if "hand" in views else conf
+    confs = {part: after_the_hand if part == "all" else conf for part in views}
+    looks = [look for part in views if (look := _look_again(detector, image, first, confs[part], iou, part))]
     if not looks:
         return detector.reread(image, first)
     # A later view's box counts unless an earlier view's box covers it, inside that view too: on
@@ -306,7 +310,7 @@ def _look_again(
     view = second_view(detector, image, first, focus)
     if view is None:
         return None
-    second = read_view(detector, image, view, min(conf, TABLE_VIEW_CONF) if focus == "all" else conf, iou)
+    second = read_view(detector, image, view, conf, iou)
     if len(second) < SECOND_PASS_MIN_SHARE * view.contains(first.xyxy).sum():
         return None
     return second, view
@@ -382,11 +386,11 @@ def first_look(
     # Sure tiles only: the unsure ones kept beside them may be stains or halves of tiles.
     sure = first.narrow_sides[first.confidence >= conf]
     width = float(np.median(sure)) * model_side / long_side if len(sure) else 0.0
-    small_tiles = not len(sure) or width < FINE_FIRST_BELOW_PX
+    small_tiles = width < FINE_FIRST_BELOW_PX  # none sure counts as small: nothing was read well
     small_photo = _small_photo(detector, image)
     # A small photo showing few tiles shows a rack or a part of the table: only small tiles call for a
-    # finer look. So does a large photo of few tiles each ``TARGET_TILE_PX`` wide or more, a rack or a
-    # hand close up: real-hk-v4 val photos enlarged 3 × kept 384 boxes on no tile with a finer look
+    # finer look. The same holds for a large photo of few tiles whose median width is ``TARGET_TILE_PX``
+    # or more, a rack or a hand close up: real-hk-v4 val photos enlarged 3 × kept 384 boxes on no tile with a finer look
     # there, 366 without, and read every tile right in 47 of 97 photos, not 43 (models/README.md).
     big_tiles = width >= TARGET_TILE_PX
     if not small_tiles and (small_photo or big_tiles or len(sure) >= FEWEST_HAND_TILES):
