@@ -20,9 +20,9 @@ LIVE_VIEW_BUDGET = 0.6  # of a 640 × 640 pass: what the whole 16:9 frame costs 
 LOST_SHARE = 0.7  # fewer tiles than this share of the first look: the camera moved, look again
 # The whole-frame look at 1280 px (``first_pass``'s finer look, 4 × a 640 pass) runs when the
 # frame shows fewer tiles than a hand (unless they are ``TARGET_TILE_PX`` wide already): on an empty
-# or half-laid table, every frame. Live, it
-# runs at most once a second, or at once when the scene has changed since it last ran; so does
-# the mirrored second look that a frame under 960 px takes instead (a webcam's 640 × 480).
+# or half-laid table, every frame. Live, it runs at most once a second, or at once when the scene has
+# changed since it last ran; so does the mirrored second look that a frame under 960 px takes instead
+# (a webcam's 640 × 480).
 FINE_LOOK_INTERVAL_S = 1.0
 SCENE_CHANGE = 12.0  # mean absolute change (0–255) of the 160 × 90 grey thumbnail: a new scene
 THUMBNAIL = (160, 90)

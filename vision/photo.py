@@ -265,9 +265,11 @@ def _read_passes(
         return detector.reread(image, first)
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
     views = FOCUS_VIEWS[focus] if finer else (focus,)
-    after_the_hand = min(conf, TABLE_VIEW_CONF) if "hand" in views else conf
-    confs = {part: after_the_hand if part == "all" else conf for part in views}
-    looks = [look for part in views if (look := _look_again(detector, image, first, confs[part], iou, part))]
+    table_conf = min(conf, TABLE_VIEW_CONF) if "hand" in views else conf  # after the player's view only
+    looks = []
+    for part in views:
+        if look := _look_again(detector, image, first, table_conf if part == "all" else conf, iou, part):
+            looks.append(look)
     if not looks:
         return detector.reread(image, first)
     # A later view's box counts unless an earlier view's box covers it, inside that view too: on
@@ -390,8 +392,9 @@ def first_look(
     small_photo = _small_photo(detector, image)
     # A small photo showing few tiles shows a rack or a part of the table: only small tiles call for a
     # finer look. The same holds for a large photo of few tiles whose median width is ``TARGET_TILE_PX``
-    # or more, a rack or a hand close up: real-hk-v4 val photos enlarged 3 × kept 384 boxes on no tile with a finer look
-    # there, 366 without, and read every tile right in 47 of 97 photos, not 43 (models/README.md).
+    # or more, a rack or a hand close up: real-hk-v4 val photos enlarged 3 × kept 384 boxes on no tile
+    # with a finer look there, 366 without, and read every tile right in 47 of 97 photos, not 43
+    # (models/README.md).
     big_tiles = width >= TARGET_TILE_PX
     if not small_tiles and (small_photo or big_tiles or len(sure) >= FEWEST_HAND_TILES):
         return first, lone
