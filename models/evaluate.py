@@ -16,7 +16,7 @@ from scoring.tiles import TILE_CODES
 from vision.defaults import DEFAULT_CONF
 from vision.detections import Detections, box_iou
 from vision.detector import TileDetector
-from vision.photo import ROW_FLOOR, beside_sure_tiles, whole_photo_boxes, with_level_look
+from vision.photo import ROW_FLOOR, beside_sure_tiles, whole_photo_boxes, with_level_look, within_one_set
 
 # mAP50 ranks the detector's own readings down to this score.
 MAP_FLOOR = 0.01
@@ -159,7 +159,8 @@ def evaluate(
         truth = pixel_boxes(rows, w, h)
         start = time.perf_counter()
         low = whole_photo_boxes(detector, image, floor)
-        predicted = with_level_look(detector, image, _kept_and_read(detector, image, low, conf), conf, read)
+        read_once = with_level_look(detector, image, _kept_and_read(detector, image, low, conf), conf, read)
+        predicted = within_one_set(read_once)
         elapsed += time.perf_counter() - start
         report.images += 1
         report.truth_tiles += len(rows)

@@ -103,3 +103,20 @@ def test_flower_scores_follow_their_boxes():
     assert Detections.concat([unmeasured, unmeasured]).flower_scores is None
     with pytest.raises(ValueError, match=r"flower_scores must have shape \(2,\)"):
         Detections(found.xyxy, found.confidence, found.class_id, flower_scores=np.zeros(3, np.float32))
+
+
+def test_taking_an_other_reading_keeps_the_first_as_the_likeliest_other():
+    found = Detections(
+        np.zeros((2, 4), np.float32),
+        np.array([0.7, 0.9], np.float32),
+        np.array([3, 5], np.int64),
+        np.array([[12, 8, 1], [6, 7, 8]], np.int64),
+        np.array([[0.2, 0.05, 0.01], [0.05, 0.03, 0.01]], np.float32),
+    )
+    moved = found.as_other_reading(0, 1)
+    assert moved.class_id.tolist() == [8, 5] and np.allclose(moved.confidence, [0.05, 0.9])
+    assert moved.other_class_ids.tolist() == [[3, 12, 1], [6, 7, 8]]
+    assert np.allclose(moved.other_confidences[0], [0.7, 0.2, 0.01])
+    assert found.class_id.tolist() == [3, 5]  # a copy: the readings it came from stay as they were
+    with pytest.raises(ValueError, match="no other readings"):
+        dets([[0, 0, 10, 10]], [0.5]).as_other_reading(0, 0)

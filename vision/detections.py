@@ -104,6 +104,21 @@ class Detections:
         chosen = replace(self, confidence=confidence, other_class_ids=other_classes, other_confidences=other_scores)
         return chosen.with_class(index, class_id)
 
+    def as_other_reading(self, index: int, column: int) -> Detections:
+        """A copy where detection ``index`` reads as its other reading in ``column``, at that reading's
+        score; its first reading becomes its likeliest other one, so no reading is lost."""
+        if self.other_class_ids is None or self.other_confidences is None:
+            raise ValueError("these detections carry no other readings")
+        classes, scores = self.other_class_ids.copy(), self.other_confidences.copy()
+        chosen, chosen_score = int(classes[index, column]), float(scores[index, column])
+        rest = [c for c in range(classes.shape[1]) if c != column]
+        classes[index] = [int(self.class_id[index]), *classes[index, rest]]
+        scores[index] = [float(self.confidence[index]), *scores[index, rest]]
+        confidence = self.confidence.copy()
+        confidence[index] = chosen_score
+        moved = replace(self, confidence=confidence, other_class_ids=classes, other_confidences=scores)
+        return moved.with_class(index, chosen)
+
     def mirrored(self, width: float) -> Detections:
         """The same readings with every box mirrored left to right in a picture ``width`` pixels wide."""
         xyxy = self.xyxy.copy()
