@@ -7,6 +7,7 @@ those import them when a test asks for them.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,9 @@ import pytest
 if TYPE_CHECKING:
     from service.settings import Settings
 
-REAL_VAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"
+# ../shared beside the checkout, or TAICAM_REAL_HK, as `taicam_datasets.real_scenes.REAL_HK` reads it (which
+# this file may not import: it needs numpy).
+REAL_VAL = Path(os.environ.get("TAICAM_REAL_HK", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"))
 
 
 @pytest.fixture

@@ -103,7 +103,7 @@ def test_snap_correct_and_add_to_ledger(server, page, tmp_path):
     assert str(total) in history
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_real_val_photo_gets_detections_in_the_browser(server, page):
     photo = sorted((REAL_VAL / "images" / "val").glob("*.jpg"))[0]
     page.goto(f"{server}/snap")

@@ -168,7 +168,7 @@ def test_unsure_crops_are_read_again_turned_tighter_and_looser(detector):
     assert (twice[unsure][~six_ways].max(axis=1) > expected[~six_ways].max(axis=1)).all()
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_a_mirrored_photo_s_unsure_tiles_are_read_mirrored_back():
     """A front camera saves mirror images, and so did some of real-hk-v4's flipped copies: on the first
     ten val photos mirrored, the 55 tiles the classifier reads unsurely at first are read right 48 times
@@ -225,7 +225,7 @@ def test_flower_reader_rereads_only_flowers_and_keeps_their_confidence(detector)
     assert reader.refine(scene.image, not_flowers) is not_flowers  # nothing to read: the same detections
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_real_flowers_unsure_at_four_turns_are_read_twelve_ways_and_mirrored():
     """Each flower crop is read at its four quarter turns; one unsure there is read at the four turns
     cut as trained, tighter and looser, and one still unsure the same twelve ways mirrored, the surer
@@ -287,13 +287,13 @@ def _crop_accuracy(classifier: TileClassifier, root: Path, limit: int) -> tuple[
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_classifier_reads_held_out_real_photos_better_than_the_detector_alone():
     accuracy, detector_accuracy = _crop_accuracy(TileClassifier(), REAL_VAL, 40)
     assert accuracy > detector_accuracy
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_the_int8_classifier_reads_real_tiles_as_the_float_one_does():
     """On a CPU without VNNI (AVX2 only) 8-bit weights saturate onnxruntime's INT8 kernels: that copy
     read 0.17 of these boxes right; the shipped copy (7-bit weights, models/quantize.py) reads 1.000, as float."""

@@ -45,7 +45,7 @@ def test_yolo_import_maps_classes_by_name(tmp_path, store):
         store.import_folder(root)
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_real_hk_v4_imports_cleanly_with_its_sessions(store):
     result = store.import_folder(REAL_VAL)
     assert result == {"added": 1185, "skipped": 0}

@@ -126,7 +126,7 @@ def test_ledger_over_http(fake_app):
         assert client.get("/v1/tables/999").status_code == 404
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_real_model_detects_tiles_in_a_real_photo(settings):
     photo = sorted((REAL_VAL / "images" / "val").glob("*.jpg"))[0]
     with TestClient(create_app(settings)) as client:

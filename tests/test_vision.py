@@ -10,7 +10,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ from taicam_datasets.scenes import Scene, render_scene
 
 from models.evaluate import in_frame, same_hand
 from scoring.tiles import TILE_CODES
+from tests.conftest import REAL_VAL
 from vision import notices
 from vision.detections import Detections, box_corners
 from vision.detector import BUNDLED_MODEL, ModelError, ModelInfo, TileDetector, letterbox
@@ -27,7 +27,6 @@ from vision.grouping import group_tiles, meld_kind
 from vision.live import StableHandVoter
 from vision.notices import Notice
 
-REAL_VAL = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"
 NAMES_LITERAL = "{" + ", ".join(f"{i}: '{c}'" for i, c in enumerate(TILE_CODES)) + "}"
 
 
@@ -62,7 +61,7 @@ def detector() -> TileDetector:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_bundled_model_reads_real_val_photos(detector):
     images = list_images(REAL_VAL / "images" / "val")[:12]
     found = truth = 0
@@ -80,7 +79,7 @@ def test_bundled_model_reads_real_val_photos(detector):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_a_small_photo_looked_at_mirrored_too_finds_more_tiles_and_fewer_strays(detector):
     """real-hk-v4 val's 640-px photos, as the pipeline keeps boxes (threshold 0.45, the row rule): one look
     against ``whole_photo_boxes``' two. Measured on all 97: 1,639 → 1,653 tiles found, 320 → 268 boxes on
@@ -114,7 +113,7 @@ FEW_BIG_TILES_PHOTOS = (
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_a_large_photo_of_a_few_big_tiles_is_not_looked_at_finer(detector, monkeypatch):
     """A finer look at tiles already ``TARGET_TILE_PX`` wide finds stray boxes, not tiles. Measured on the six
     photos where the rule applies: 80 of 81 tiles found with 2 boxes on no tile, against 76 with 35 when the
@@ -147,7 +146,7 @@ def test_a_large_photo_of_a_few_big_tiles_is_not_looked_at_finer(detector, monke
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_tiles_standing_turned_in_a_small_photo_are_read_from_a_level_view(detector):
     """real-hk-v4 val as `taicam eval` reads it, without and with ``with_level_look``. Measured on all 97
     photos (13 turned by more than 10°): 1,590 → 1,612 tiles read right, 1,653 → 1,657 found, 268 → 270
@@ -210,7 +209,7 @@ def test_no_code_is_read_more_often_than_one_set_holds_it():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_a_photo_reads_no_tile_more_often_than_one_set_holds_it(detector):
     """A real val photo of a rack whose 四筒 with a white cross the classifier reads as 四萬, seven times:
     `taicam eval` read 3 more of its tiles right with ``within_one_set``, and real val 1,612 → 1,616 of
@@ -993,7 +992,7 @@ def test_repairing_another_tile_keeps_the_tile_read_as_a_flower_and_its_warning(
     assert codes.count(notices.SECOND_READING) == 1 and codes.count(notices.READ_AS_FLOWER) == 1
 
 
-@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared")
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
 def test_the_flower_reader_names_a_real_flower_read_as_another_tile(detector):
     import cv2
 
