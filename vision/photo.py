@@ -206,7 +206,8 @@ def detect_photo(
     focus: str = "all",
 ) -> Detections:
     """Detections in original pixels, with a second pass when tiles are small or the hand is tilted,
-    and each box's code read again from its crop (``TileDetector.reread``).
+    and each box's code read again from its crop (``TileDetector.reread``); with ``focus="all"`` no code
+    is read more often than one set holds it (``within_one_set``: scoring's repair holds the hand so).
 
     ``focus="hand"`` spends the second pass on the player's own tiles only, which is all that
     scoring needs; other players' discards keep their first-pass boxes and codes. Live video uses
