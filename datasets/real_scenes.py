@@ -46,7 +46,7 @@ from .scenes import (
 from .storage import SHARED, atomic_write
 
 # ../shared beside the checkout, as the tests expect it; TAICAM_REAL_HK points elsewhere (a worktree).
-REAL_HK = Path(os.environ.get("TAICAM_REAL_HK", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"))
+REAL_HK = Path(os.environ.get("TAICAM_REAL_HK") or Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4")
 FRAMES = ((1280, 720), (1920, 1080), (4000, 3000))
 FRAMINGS = ("table", "hand")  # the whole table, or the winner's side of it
 MIN_CROP_PX = 14  # narrower real crops are too blurred to be worth a tile on the table

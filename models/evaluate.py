@@ -159,8 +159,8 @@ def evaluate(
         truth = pixel_boxes(rows, w, h)
         start = time.perf_counter()
         low = whole_photo_boxes(detector, image, floor)
-        read_once = with_level_look(detector, image, _kept_and_read(detector, image, low, conf), conf, read)
-        predicted = within_one_set(read_once)
+        as_read = with_level_look(detector, image, _kept_and_read(detector, image, low, conf), conf, read)
+        predicted = within_one_set(as_read)
         elapsed += time.perf_counter() - start
         report.images += 1
         report.truth_tiles += len(rows)

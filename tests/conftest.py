@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 # ../shared beside the checkout, or TAICAM_REAL_HK, as `taicam_datasets.real_scenes.REAL_HK` reads it (which
 # this file may not import: it needs numpy).
-REAL_VAL = Path(os.environ.get("TAICAM_REAL_HK", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4"))
+REAL_VAL = Path(os.environ.get("TAICAM_REAL_HK") or Path(__file__).resolve().parents[2] / "shared" / "datasets" / "real-hk-v4")
 
 
 @pytest.fixture

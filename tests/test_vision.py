@@ -180,14 +180,15 @@ def test_tiles_standing_turned_in_a_small_photo_are_read_from_a_level_view(detec
 def test_no_code_is_read_more_often_than_one_set_holds_it():
     from vision.photo import within_one_set
 
-    four_m, four_p, five_p, white, spring, summer = (TILE_CODES.index(c) for c in ("4m", "4p", "5p", "5z", "1f", "2f"))
+    codes = ("4m", "4p", "5p", "5z", "1f", "2f", "back")
+    four_m, four_p, five_p, white, spring, summer, back = (TILE_CODES.index(c) for c in codes)
     classes = [four_m] * 6 + [white] * 6 + [spring] * 2 + [four_p] * 4
     confidence = [0.99, 0.95, 0.9, 0.75, 0.7, 0.6] + [0.9] * 6 + [0.8, 0.5] + [0.9] * 4
-    # The runner-up of each 四萬 is 四筒; the last 四萬's only other code is 五筒.
-    others = [[four_p, five_p]] * 5 + [[five_p, four_p]] + [[four_m, five_p]] * 6
+    # Each 四萬 reads 四筒 (full: four read surely) or a back next, then 五筒.
+    others = [[four_p, five_p]] * 5 + [[back, five_p]] + [[four_m, five_p]] * 6
     others += [[summer, four_m]] * 2 + [[four_m, five_p]] * 4
-    scores = [[0.001, 0.0], [0.01, 0.0], [0.02, 0.0], [0.2, 0.1], [0.25, 0.1], [0.1, 0.05]]
-    scores += [[0.05, 0.0]] * 6 + [[0.1, 0.0], [0.3, 0.0]] + [[0.05, 0.0]] * 4
+    scores = [[0.001, 0.0005], [0.01, 0.005], [0.02, 0.01], [0.2, 0.1], [0.25, 0.1], [0.3, 0.01]]
+    scores += [[0.05, 0.0]] * 6 + [[0.6, 0.0], [0.05, 0.0]] + [[0.05, 0.0]] * 4
     n = len(classes)
     found = Detections(
         np.zeros((n, 4), np.float32),
@@ -197,12 +198,13 @@ def test_no_code_is_read_more_often_than_one_set_holds_it():
         np.array(scores, np.float32),
     )
     kept = within_one_set(found)
-    codes = [TILE_CODES[c] for c in kept.class_id]
-    # 四筒 is full (four read surely): the two 四萬 that lose least against 五筒, their next reading, take it.
-    assert codes[:6] == ["4m", "4m", "4m", "4m", "5p", "5p"]
-    assert codes[6:12] == ["5z"] * 6  # blank spares look like 白: a photo may show more than four
-    assert codes[12:14] == ["1f", "2f"]  # one 春 in a set: the one whose other flower loses least changes
-    assert np.allclose(kept.confidence[[4, 5, 13]], [0.1, 0.1, 0.3])
+    read = [TILE_CODES[c] for c in kept.class_id]
+    # The two 四萬 that lose least against 五筒 take it; the least sure one would lose 60 times (more than
+    # MOST_LOST_FOR_ROOM) and a face-up tile is never read as a back, so it stays.
+    assert read[:6] == ["4m", "4m", "4m", "5p", "5p", "4m"]
+    assert read[6:12] == ["5z"] * 6  # blank spares look like 白: a photo may show more than four
+    assert read[12:14] == ["2f", "1f"]  # one 春 in a set: the surer one changes, losing least
+    assert np.allclose(kept.confidence[[3, 4, 12]], [0.1, 0.1, 0.6])
     assert kept.other_class_ids[4, 0] == four_m  # the first reading is kept as its likeliest other
     bare = Detections(found.xyxy, found.confidence, found.class_id)
     assert within_one_set(bare) is bare  # no other readings to take: as read

@@ -65,7 +65,11 @@ TABLE_VIEW_CONF = 0.25
 # `taicam eval` on real-hk-v4 val: 1,612 → 1,616 of 1,657 tiles found read right; `taicam detect` on
 # the real-tile scenes (seeds 0–59 / 1000–1059 / 3000–3059): 2 tiles changed, 1 more right.
 COPIES_IN_A_SET = 4
+COPIES_OF_A_FLOWER = 1
 UNCOUNTED_CODES = frozenset({"5z", BACK})
+# A reading is not given up for one this many times less likely: a sixth sure 四萬 is likelier a stray
+# box than a misread tile. The changes on real-hk-v4 val gave up at most 3.9 times.
+MOST_LOST_FOR_ROOM = 20.0
 FEWEST_HAND_TILES = 14  # a winning hand has at least 13 + 1 tiles (Hong Kong; Taiwan 16 + 1)
 FINE_FIRST_SIDE = 1280  # a first pass that saw fewer, or small ones, looks again at this long side (4 × the pixels)
 # ... small: its sure tiles' median width at model scale is under this. On the real-tile scenes
@@ -207,7 +211,8 @@ def detect_photo(
 ) -> Detections:
     """Detections in original pixels, with a second pass when tiles are small or the hand is tilted,
     and each box's code read again from its crop (``TileDetector.reread``); with ``focus="all"`` no code
-    is read more often than one set holds it (``within_one_set``: scoring's repair holds the hand so).
+    is read more often than one set holds it (``within_one_set``); ``focus="hand"`` leaves that to
+    scoring's whole-hand repair.
 
     ``focus="hand"`` spends the second pass on the player's own tiles only, which is all that
     scoring needs; other players' discards keep their first-pass boxes and codes. Live video uses
@@ -221,22 +226,22 @@ def detect_photo(
 
 def within_one_set(found: Detections) -> Detections:
     """``found`` with no code read more often than one set holds it (``COPIES_IN_A_SET``, a flower
-    once). While a code is read too often, the one tile of it whose likeliest other reading with room
-    loses least against its first takes that reading; each tile moves once at most."""
+    ``COPIES_OF_A_FLOWER``). While a code is read too often, the one tile of it whose likeliest other
+    face-up reading with room loses least against its first (``MOST_LOST_FOR_ROOM`` at most) takes it.
+    A tile moves into room only, so no move makes another code too often read: each ends one excess."""
     if found.other_class_ids is None or found.other_confidences is None:
         return found
     counts = np.bincount(found.class_id, minlength=len(TILE_CODES))
-    moved: set[int] = set()
     while True:
         best: tuple[float, int, int] | None = None  # (loss, tile, column of its other reading)
         for i, class_id in enumerate(found.class_id.tolist()):
-            if i in moved or counts[class_id] <= _copies_in_a_set(class_id):
+            if counts[class_id] <= _copies_in_a_set(class_id):
                 continue
             readings = zip(found.other_class_ids[i], found.other_confidences[i], strict=True)
             for column, (other, score) in enumerate(readings):
-                if score > 0 and counts[other] < _copies_in_a_set(int(other)):
+                if score > 0 and TILE_CODES[other] != BACK and counts[other] < _copies_in_a_set(int(other)):
                     loss = float(found.confidence[i]) / float(score)
-                    if best is None or loss < best[0]:
+                    if loss <= MOST_LOST_FOR_ROOM and (best is None or loss < best[0]):
                         best = (loss, i, column)
                     break
         if best is None:
@@ -245,14 +250,13 @@ def within_one_set(found: Detections) -> Detections:
         counts[found.class_id[i]] -= 1
         counts[found.other_class_ids[i, column]] += 1
         found = found.as_other_reading(i, column)
-        moved.add(i)
 
 
 def _copies_in_a_set(class_id: int) -> float:
     code = TILE_CODES[class_id]
     if code in UNCOUNTED_CODES:
         return float("inf")
-    return 1 if is_flower(code) else COPIES_IN_A_SET
+    return COPIES_OF_A_FLOWER if is_flower(code) else COPIES_IN_A_SET
 
 
 def detect_and_read(
