@@ -22,6 +22,9 @@ from vision.photo import ROW_FLOOR, beside_sure_tiles, whole_photo_boxes, with_l
 MAP_FLOOR = 0.01
 
 IOU_MATCH = 0.5
+# A missed label that a box no label took overlaps this much is reported as beside a box: Roboflow's
+# turned copies of real-hk-v4 carry loose boxes that a tight box on the same tile misses (IoU 0.29–0.48).
+BESIDE_A_BOX = 0.1
 
 
 def match(truth: np.ndarray, predicted: Detections) -> list[tuple[int, int]]:
@@ -72,6 +75,30 @@ def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:
     return float(np.mean(np.interp(points, r, p)))
 
 
+@dataclass(frozen=True)
+class PhotoErrors:
+    """What one photo's reading got wrong against its labels: a person checks these photos first."""
+
+    name: str
+    missed: tuple[str, ...]  # labeled tiles no box found, by their label
+    missed_beside_a_box: int  # of those, labels a box no label took overlaps: a loose or shifted label, often
+    misread: tuple[tuple[str, str, float], ...]  # (label, reading, its confidence), surest first
+    strays: int  # boxes on no labeled tile: a false box, or a tile the labels leave out
+
+    @property
+    def errors(self) -> int:
+        return len(self.missed) + len(self.misread)
+
+    def as_dict(self) -> dict:
+        return {
+            "photo": self.name,
+            "missed": list(self.missed),
+            "missed_beside_a_box": self.missed_beside_a_box,
+            "misread": [{"truth": truth, "read": read, "confidence": round(conf, 3)} for truth, read, conf in self.misread],
+            "strays": self.strays,
+        }
+
+
 @dataclass
 class EvalReport:
     images: int = 0
@@ -85,6 +112,7 @@ class EvalReport:
     confusions: Counter = field(default_factory=Counter)
     map50: float = 0.0
     ms_per_image: float = 0.0
+    photos: list[PhotoErrors] = field(default_factory=list)
 
     @property
     def recall(self) -> float:
@@ -128,6 +156,12 @@ class EvalReport:
             ],
         }
 
+    def worst_photos(self, count: int) -> list[PhotoErrors]:
+        """The ``count`` photos with the most tiles missed or misread, most first (ties: most strays),
+        leaving out photos read without an error."""
+        wrong = [photo for photo in self.photos if photo.errors]
+        return sorted(wrong, key=lambda photo: (-photo.errors, -photo.strays, photo.name))[:count]
+
 
 def evaluate(
     detector: TileDetector, root: Path, split: str = "val", conf: float = DEFAULT_CONF, progress: bool = True
@@ -166,13 +200,17 @@ def evaluate(
         report.truth_tiles += len(rows)
         report.predicted_tiles += len(predicted)
         report.per_class_truth.update(truth_cls.tolist())
-        for p, t in match(truth, predicted):
+        pairs = match(truth, predicted)
+        misread = []
+        for p, t in pairs:
             report.matched += 1
             report.per_class_found[int(truth_cls[t])] += 1
             if predicted.class_id[p] == truth_cls[t]:
                 report.correct_class += 1
             else:
                 report.confusions[(int(truth_cls[t]), int(predicted.class_id[p]))] += 1
+                misread.append((TILE_CODES[truth_cls[t]], TILE_CODES[predicted.class_id[p]], float(predicted.confidence[p])))
+        report.photos.append(_photo_errors(path.name, truth, truth_cls, predicted, pairs, misread))
         if Counter(predicted.class_id.tolist()) == Counter(truth_cls.tolist()):
             report.exact_hands += 1
         # mAP50 ranks the detector's own readings down to a low threshold (no crop classifier).
@@ -193,6 +231,28 @@ def evaluate(
     report.map50 = float(np.mean(aps)) if aps else 0.0
     report.ms_per_image = 1000 * elapsed / max(report.images, 1)
     return report
+
+
+def _photo_errors(
+    name: str,
+    truth: np.ndarray,
+    truth_cls: np.ndarray,
+    predicted: Detections,
+    pairs: list[tuple[int, int]],
+    misread: list[tuple[str, str, float]],
+) -> PhotoErrors:
+    """One photo's missed tiles, its misread ones (surest first) and its boxes on no label."""
+    found, taken = {t for _, t in pairs}, {p for p, _ in pairs}
+    missed = [t for t in range(len(truth)) if t not in found]
+    strays = [p for p in range(len(predicted)) if p not in taken]
+    overlaps = box_iou(truth[missed], predicted.xyxy[strays]) if missed and strays else np.zeros((len(missed), 0))
+    return PhotoErrors(
+        name,
+        tuple(TILE_CODES[truth_cls[t]] for t in missed),
+        int((overlaps >= BESIDE_A_BOX).any(axis=1).sum()),
+        tuple(sorted(misread, key=lambda reading: -reading[2])),
+        len(strays),
+    )
 
 
 def _kept_and_read(detector: TileDetector, image: np.ndarray, low: Detections, conf: float) -> Detections:

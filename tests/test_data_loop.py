@@ -369,6 +369,61 @@ def test_eval_compare_prints_a_row_per_model_and_their_difference(tmp_path, caps
     assert lines[4].startswith("per-class recall change:")
 
 
+def _labeled_folder(root, seeds: list[int]) -> list[list[list[float]]]:
+    """Rendered hand snaps as a YOLO folder's val split; returns each photo's label rows, for a test to change."""
+    from taicam_datasets.scenes import render_scene
+
+    for folder in ("images/val", "labels/val"):
+        (root / folder).mkdir(parents=True)
+    rows = []
+    for seed in seeds:
+        scene = render_scene(seed, framing="hand")
+        cv2.imwrite(str(root / "images" / "val" / f"snap{seed}.jpg"), scene.image)
+        rows.append([list(label) for label in scene.labels])
+    return rows
+
+
+def _write_labels(root, seeds: list[int], rows: list[list[list[float]]]) -> None:
+    for seed, labels in zip(seeds, rows, strict=True):
+        lines = [f"{int(c)} {x:.6f} {y:.6f} {w:.6f} {h:.6f}" for c, x, y, w, h in labels]
+        (root / "labels" / "val" / f"snap{seed}.txt").write_text("\n".join(lines) + "\n")
+
+
+def test_eval_lists_the_photos_read_worst_with_each_tile_they_got_wrong(tmp_path, capsys):
+    """`taicam eval --worst N` names each photo's missed and misread tiles against its labels: here a
+    label given another code, a label moved off its tile by 0.4 of its width (a loose label, beside the
+    box found there) and a label on bare cloth. Over every photo the lists add up to the report's totals."""
+    from scoring.tiles import TILE_CODES
+    from taicam.cli import main
+
+    seeds = [3, 4, 5]
+    rows = _labeled_folder(tmp_path, seeds)
+    relabeled, moved = rows[0][2], rows[1][3]
+    absent = next(k for k, code in enumerate(TILE_CODES[:27]) if all(label[0] != k for label in rows[0]))
+    truth_code, relabeled[0] = TILE_CODES[int(relabeled[0])], absent
+    moved[1] += 0.4 * moved[3]
+    rows[1].append([TILE_CODES.index("7z"), 0.02, 0.02, 0.01, 0.01])  # a label on the photo's corner
+    _write_labels(tmp_path, seeds, rows)
+
+    assert main(["eval", "--data", str(tmp_path), "--worst", "100", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    worst = report["worst_photos"]
+    by_photo = {photo["photo"]: photo for photo in worst}
+    assert any(m["truth"] == TILE_CODES[absent] and m["read"] == truth_code for m in by_photo["snap3.jpg"]["misread"])
+    shifted = by_photo["snap4.jpg"]
+    assert "7z" in shifted["missed"] and shifted["missed_beside_a_box"] >= 1 and shifted["strays"] >= 1
+    errors = [len(photo["missed"]) + len(photo["misread"]) for photo in worst]
+    assert errors == sorted(errors, reverse=True) and min(errors) > 0
+    # Every error of the report is in one photo's list.
+    found = round(report["tile_recall"] * report["tiles"])
+    assert sum(len(photo["missed"]) for photo in worst) == report["tiles"] - found
+    assert sum(len(photo["misread"]) for photo in worst) == found - round(report["class_accuracy"] * found)
+
+    assert main(["eval", "--data", str(tmp_path), "--worst", "1"]) == 0
+    listed = capsys.readouterr().out.split("worst photos")[1].splitlines()[1:]
+    assert len(listed) == 1 and listed[0].split()[0] == worst[0]["photo"]
+
+
 def test_every_shipped_model_has_its_registry_entry():
     from service.model_version import file_version
     from vision.classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER

@@ -155,7 +155,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         data, _ = store_as_yolo(Path(args.data), Path(work))
         report = evaluate(detector, data, split=args.split, conf=args.conf)
     result = report.as_dict()
+    worst = report.worst_photos(args.worst)
     if args.json:
+        if args.worst:
+            result["worst_photos"] = [photo.as_dict() for photo in worst]
         print(json.dumps(result, ensure_ascii=False))
         return 0
     print(f"images {result['images']}  tiles {result['tiles']}")
@@ -164,6 +167,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print("per-class recall:", " ".join(f"{k}={v}" for k, v in result["per_class_recall"].items()))
     if result["top_confusions"]:
         print("top confusions:", ", ".join(f"{c['truth']}→{c['predicted']}×{c['count']}" for c in result["top_confusions"]))
+    if args.worst and not worst:
+        print("worst photos: none, every labeled tile found and read right")
+    elif args.worst:
+        print(f"worst photos ({len(worst)}; strays: boxes on no labeled tile):")
+        for photo in worst:
+            misread = ", ".join(f"{truth}→{read} {conf:.2f}" for truth, read, conf in photo.misread)
+            beside = f" ({photo.missed_beside_a_box} beside a box)" if photo.missed_beside_a_box else ""
+            print(f"  {photo.name}  missed {len(photo.missed)}{beside}: {' '.join(photo.missed) or '-'}  "
+                  f"misread {len(photo.misread)}: {misread or '-'}  strays {photo.strays}")  # fmt: skip
     return 0
 
 
@@ -307,7 +319,13 @@ def _add_eval(commands: argparse._SubParsersAction) -> None:
     add_model_flags(evaluate)
     evaluate.add_argument("--conf", type=fraction, default=DEFAULT_CONF, help=f"confidence threshold (default {DEFAULT_CONF})")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object")
-    evaluate.add_argument(
+    either = evaluate.add_mutually_exclusive_group()
+    either.add_argument(
         "--compare", nargs=2, metavar=("MODEL_A", "MODEL_B"), help="two ONNX detectors on the same data: both rows and B − A"
     )
+    either.add_argument(
+        "--worst", type=whole_number, default=0, metavar="N",
+        help="also list the N photos with the most tiles missed or misread, each tile named: the photos to label "
+        "or check first (default 0: none)",
+    )  # fmt: skip
     evaluate.set_defaults(handler=_cmd_eval)
