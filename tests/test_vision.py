@@ -134,7 +134,7 @@ def test_a_large_photo_of_a_few_big_tiles_is_not_looked_at_finer(detector, monke
     def found_and_stray() -> tuple[int, int]:
         found = stray = 0
         for image, truth in photos:
-            kept = photo.first_look(detector, image)[0]
+            kept = photo.first_look(detector, image).tiles
             matched = len(match(truth, kept))
             found, stray = found + matched, stray + len(kept) - matched
         return found, stray

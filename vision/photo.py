@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -60,6 +61,15 @@ FOCUS_VIEWS = {"hand": ("hand",), "all": ("hand", "all")}
 # with 52 / 69 / 47 / 268 and 52 / 73 / 48 / 271 boxes that match no tile (models/README.md,
 # twenty-seventh round).
 TABLE_VIEW_CONF = 0.25
+# The view of every tile takes in every box the whole photo shows from this score, and looks at the
+# scale its smaller tiles need (this percentile of their widths), not the kept tiles' median: far
+# discards and walls, smaller than the player's tiles and seen faintly, are the boxes the first look
+# keeps least, and a view sized and placed on the kept ones left them out, or was skipped as seen well.
+# `taicam detect` on the real-tile scenes (seeds 0–59 / 1000–1059 / 3000–3059) found 0.975 / 0.982 /
+# 0.981 of every tile with 48 / 54 / 26 boxes on no tile, against 0.972 / 0.966 / 0.962 and 51 / 73 / 48;
+# unseen seeds 4000–4299 0.980 and 277, against 0.966 and 294 (models/README.md, twenty-ninth round).
+FAINT_TILE_FLOOR = 0.1
+FAINT_TILE_PERCENTILE = 10
 # A set holds four of each tile and one of each flower, so a photo of one table shows no more. Sets
 # come with blank spares, which look like 白: real-hk-v4 labels five to eight 白 in 11 of its photos.
 # `taicam eval` on real-hk-v4 val: 1,612 → 1,616 of 1,657 tiles found read right; `taicam detect` on
@@ -285,8 +295,8 @@ def _detect_and_read_as_it_is(
     detector: TileDetector, image: np.ndarray, conf: float, iou: float, second_pass: bool, focus: str
 ) -> Detections:
     """``detect_and_read`` before the level look."""
-    first, lone = first_look(detector, image, conf, iou)
-    found = _read_passes(detector, image, first, conf, iou, second_pass, focus)
+    first, lone, faint = first_look(detector, image, conf, iou)
+    found = _read_passes(detector, image, first, conf, iou, second_pass, focus, faint)
     # A flower the first look saw may be lost by the view of the player's tiles, which can score it
     # lower: it is looked at again as a lone one is (seed 52 of bench/real_scenes.py).
     first_flowers = _read_as_flowers(first)
@@ -307,17 +317,30 @@ def _with_flower_scores(found: Detections, looked: Detections) -> Detections:
 
 
 def _read_passes(
-    detector: TileDetector, image: np.ndarray, first: Detections, conf: float, iou: float, second_pass: bool, focus: str
+    detector: TileDetector,
+    image: np.ndarray,
+    first: Detections,
+    conf: float,
+    iou: float,
+    second_pass: bool,
+    focus: str,
+    faint: Detections,
 ) -> Detections:
-    """The first look's tiles read again, through the second pass's views where they are worth it."""
+    """The first look's tiles read again, through the second pass's views where they are worth it;
+    the view of every tile after the player's also takes in the ``faint`` boxes of the whole photo."""
     if not second_pass or not len(first):
         return detector.reread(image, first)
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
     views = FOCUS_VIEWS[focus] if finer else (focus,)
-    table_conf = min(conf, TABLE_VIEW_CONF) if "hand" in views else conf  # after the player's view only
+    # After the player's view only: a photo too small for it gives a view no finer pixels than the
+    # first look had, and its faint boxes there are strays more often than tiles.
+    table_conf, table_faint = (min(conf, TABLE_VIEW_CONF), faint) if "hand" in views else (conf, None)
     looks = []
     for part in views:
-        if look := _look_again(detector, image, first, table_conf if part == "all" else conf, iou, part):
+        table = part == "all"
+        if look := _look_again(
+            detector, image, first, table_conf if table else conf, iou, part, table_faint if table else None
+        ):
             looks.append(look)
     if not looks:
         return detector.reread(image, first)
@@ -354,11 +377,11 @@ def _with_lone_flowers(
 
 
 def _look_again(
-    detector: TileDetector, image: np.ndarray, first: Detections, conf: float, iou: float, focus: str
+    detector: TileDetector, image: np.ndarray, first: Detections, conf: float, iou: float, focus: str, faint: Detections | None
 ) -> tuple[Detections, View] | None:
     """The second pass over ``focus``'s view and the view; None when the first pass saw well enough
     or the second look went wrong (blur, a hand over the tiles)."""
-    view = second_view(detector, image, first, focus)
+    view = second_view(detector, image, first, focus, faint=faint)
     if view is None:
         return None
     second = read_view(detector, image, view, conf, iou)
@@ -421,17 +444,27 @@ def first_pass(
     wide at 640, where the first look misses some, however many discards it found. A small photo
     (``FINE_FIRST_FROM``) is looked at mirrored too (``looked_both_ways``), and finer only when its
     tiles are small, enlarged. ``fine=False`` skips the second looks (live video rations them)."""
-    return first_look(detector, image, conf, iou, fine)[0]
+    return first_look(detector, image, conf, iou, fine).tiles
+
+
+class FirstLook(NamedTuple):
+    """What the first look saw: the tiles kept, the boxes alone on the cloth that may be flowers
+    (``lone_flowers``), and every box of the whole photo from ``FAINT_TILE_FLOOR``, kept or not."""
+
+    tiles: Detections
+    lone: Detections
+    faint: Detections
 
 
 def first_look(
     detector: TileDetector, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, fine: bool = True
-) -> tuple[Detections, Detections]:
-    """``first_pass``'s tiles, and the boxes alone on the cloth that may be flowers (``lone_flowers``)."""
+) -> FirstLook:
+    """``first_pass``'s tiles, the boxes that may be flowers, and the faint boxes (``FirstLook``)."""
     raw = whole_photo_boxes(detector, image, min(conf, ROW_FLOOR), iou, mirrored=fine)
     first, lone = _kept_and_lone_flowers(raw, conf)
+    faint = raw[raw.confidence >= FAINT_TILE_FLOOR]
     if not fine:
-        return first, lone
+        return FirstLook(first, lone, faint)
     long_side = max(image.shape[:2])
     model_side = max(detector.info.imgsz)
     # Sure tiles only: the unsure ones kept beside them may be stains or halves of tiles.
@@ -446,20 +479,20 @@ def first_look(
     # (models/README.md).
     big_tiles = width >= TARGET_TILE_PX
     if not small_tiles and (small_photo or big_tiles or len(sure) >= FEWEST_HAND_TILES):
-        return first, lone
+        return FirstLook(first, lone, faint)
     # A small photo is enlarged: the detector finds tiles a few pixels wide better at twice their size.
     scale = FINE_FIRST_SIDE / long_side if small_photo else min(1.0, FINE_FIRST_SIDE / long_side)
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     resized = image if scale == 1 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=interpolation)
     finer, finer_lone = _kept_and_lone_flowers(_detect_view_raw(detector, resized, conf, iou), conf)
     if len(finer) <= len(first):
-        return first, lone
+        return FirstLook(first, lone, faint)
     finer, finer_lone = finer.at(finer.xyxy / scale), finer_lone.at(finer_lone.xyxy / scale)
     # The finer look can score a flower lower than the whole photo did: where it has no box, the
     # whole photo's flowers stay for the lone flowers' read.
     coarse_flowers = Detections.concat([_read_as_flowers(first), lone])
     lost = _uncovered(coarse_flowers, Detections.concat([finer, finer_lone]), iou)
-    return finer, Detections.concat([finer_lone, lost])
+    return FirstLook(finer, Detections.concat([finer_lone, lost]), faint)
 
 
 def read_view(
@@ -498,13 +531,19 @@ def _reread_level(
 
 
 def second_view(
-    detector: TileDetector, image: np.ndarray, first: Detections, focus: str, budget: float | None = None
+    detector: TileDetector,
+    image: np.ndarray,
+    first: Detections,
+    focus: str,
+    budget: float | None = None,
+    faint: Detections | None = None,
 ) -> View | None:
     """Where and how to look again, or None when the first pass saw well enough.
 
-    ``budget`` caps the pixels read, in 640 × 640 passes (``SECOND_PASS_BUDGET[focus]`` unless given).
+    ``budget`` caps the pixels read, in 640 × 640 passes (``SECOND_PASS_BUDGET[focus]`` unless given);
+    ``focus="all"`` also takes in the ``faint`` boxes (``FAINT_TILE_FLOOR``) and sizes its view on them.
     """
-    region = _Region.around(detector, image, first, focus)
+    region = _Region.around(detector, image, first, focus, faint)
     if region.seen_well:
         return None
     return region.view(SECOND_PASS_BUDGET[focus] if budget is None else budget)
@@ -530,21 +569,26 @@ class _Region:
     seen_well: bool  # tiles big enough and the row about level: the first pass read them well
 
     @classmethod
-    def around(cls, detector: TileDetector, image: np.ndarray, first: Detections, focus: str) -> _Region:
+    def around(
+        cls, detector: TileDetector, image: np.ndarray, first: Detections, focus: str, faint: Detections | None = None
+    ) -> _Region:
         h, w = image.shape[:2]
         model_side = max(detector.info.imgsz)
         tile = float(np.median(first.narrow_sides))
+        chosen, angle = first.xyxy, 0.0
+        if focus == "all" and faint is not None and len(faint):
+            chosen = np.vstack([first.xyxy, faint.xyxy])
+            tile = min(tile, float(np.percentile(faint.narrow_sides, FAINT_TILE_PERCENTILE)))
         small = tile * model_side / max(h, w) < SMALL_TILE_PX
-        chosen, angle = first, 0.0
         if focus == "hand":
             layout = group_tiles(first)
             own = sorted(i for g in layout.groups if g.role != "background" for i in g.ids)
-            chosen = first[_with_neighbours(first, own)] if own else first
+            chosen = first[_with_neighbours(first, own)].xyxy if own else first.xyxy
             row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
             angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= FEWEST_TILES_TO_TURN else 0.0
         off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
         rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
-        corners = box_corners(chosen.xyxy).reshape(-1, 2) @ rotation.T
+        corners = box_corners(chosen).reshape(-1, 2) @ rotation.T
         frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ rotation.T
         seen_well = not small and abs(off_level) <= TILTED_DEGREES
         return cls(corners, frame, rotation, tile, model_side / max(h, w), model_side, seen_well)
