@@ -22,7 +22,9 @@ class FakeDetector:
     HAND = ("1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5p", "5p", "6s", "7s")
     WINNING = "8s"
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None, covered: float = 0.6
+    ) -> Detections:
         """The hand laid out on an 800 × 240 picture, stretched to the one given: live mode reads
         a region of the frame as a picture of its own."""
         boxes = [[20 + 40 * i, 100, 56 + 40 * i, 148] for i in range(len(self.HAND))]

@@ -141,7 +141,9 @@ class MeldDetector(FakeDetector):
     CONCEALED = ("1m", "2m", "3m", "4m", "5m", "6m", "2s", "3s", "4s", "1z", "1z", "6s", "7s")
     MELD = ("7p", "8p", "9p")
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None, covered: float = 0.6
+    ) -> Detections:
         boxes, codes = [], []
         x = 20
         for group in (self.CONCEALED, self.MELD, (self.WINNING,)):

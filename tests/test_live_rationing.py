@@ -15,7 +15,9 @@ class EmptyTable(FakeDetector):
     def __init__(self) -> None:
         self.fine_looks = 0
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None, covered: float = 0.6
+    ) -> Detections:
         self.fine_looks += side == 1280
         return Detections.empty()
 

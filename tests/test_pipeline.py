@@ -40,7 +40,9 @@ PICTURE = np.full((240, 800, 3), 90, np.uint8)
 class RowDetector(FakeDetector):
     """The same 17 tiles in one evenly spaced row: no tile is set apart as the winning tile."""
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None, covered: float = 0.6
+    ) -> Detections:
         codes = [*self.HAND, self.WINNING]
         boxes = np.array([[20 + 40 * i, 100, 56 + 40 * i, 148] for i in range(len(codes))], np.float32)
         h, w = image.shape[:2]
@@ -71,7 +73,9 @@ def test_a_refused_hand_is_a_value_with_its_error_not_an_exception():
 class UnsureDetector(FakeDetector):
     """The fixed hand with its fourth tile read unsure, 5m nearly as likely as its 4m."""
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None, covered: float = 0.6
+    ) -> Detections:
         found = super().detect(image, conf, iou, side)
         confidence = found.confidence.copy()
         confidence[3] = 0.3
@@ -162,7 +166,9 @@ def test_photo_score_json_is_what_taicam_score_prints(tmp_path, jpeg_bytes, monk
 class FlowerDetector(FakeDetector):
     """The fixed hand and, past the winning tile, a flower read 1f with 2f at odds 0.6."""
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None) -> Detections:
+    def detect(
+        self, image: np.ndarray, conf: float = 0.25, iou: float = 0.6, side: int | None = None, covered: float = 0.6
+    ) -> Detections:
         found = super().detect(image, conf, iou, side)
         h, w = image.shape[:2]
         flower = np.array([[780, 100, 816, 148]], np.float32) * np.array([w / 800, h / 240, w / 800, h / 240], np.float32)

@@ -17,6 +17,8 @@ from scoring.tiles import FLOWERS, TILE_CODES
 # Measured on whole-table renders (seeds 200–229, not those it was chosen on): recall of every
 # tile 0.881 → 0.912 at precision 0.999 → 0.998 (models/README.md).
 SURE_TILE = 0.6
+# A box a surer box covers this much of is a second reading of that tile (``suppress_contained``).
+SECOND_READING_COVERED = 0.6
 # Readings kept besides each tile's first, most likely first. The whole-hand repair searches the first
 # SEARCHED_READINGS when the first readings make no legal hand: real-tile scenes read exactly
 # (bench/real_scenes.py, seeds 0–59 / 1000–1059) with the runner-up alone 27 / 30 of 60, with 2 readings
@@ -213,14 +215,14 @@ class Detections:
         )
 
     @classmethod
-    def merge(cls, parts: Sequence[Detections], iou: float) -> Detections:
+    def merge(cls, parts: Sequence[Detections], iou: float, covered: float = SECOND_READING_COVERED) -> Detections:
         """Overlapping looks at one picture (windows of a view) as one set: where two read the same
-        tile, the surer box stays (NMS at ``iou``, then ``suppress_contained``), surest first."""
+        tile, the surer box stays (NMS at ``iou``, then ``suppress_contained`` at ``covered``), surest first."""
         merged = cls.concat(parts)
         if len(merged) == 0:
             return merged
         keep = non_max_suppression(xyxy_to_xywh(merged.xyxy), merged.confidence, iou)
-        return suppress_contained(merged[keep[np.argsort(-merged.confidence[keep], kind="stable")]])
+        return suppress_contained(merged[keep[np.argsort(-merged.confidence[keep], kind="stable")]], covered)
 
     @property
     def codes(self) -> list[str]:
@@ -299,7 +301,7 @@ def overlap_of_smaller(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return intersections(a, b) / np.maximum(smaller, 1e-6)
 
 
-def suppress_contained(detections: Detections, ratio: float = 0.6, sure: float = SURE_TILE) -> Detections:
+def suppress_contained(detections: Detections, ratio: float = SECOND_READING_COVERED, sure: float = SURE_TILE) -> Detections:
     """Drop a box whose area is mostly (≥ ``ratio``) covered by more confident boxes.
 
     Tiles touch but never overlap, so a box lying inside another, or straddling two

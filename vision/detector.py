@@ -15,7 +15,14 @@ from scoring.tiles import TILE_CODES
 
 from .classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, FlowerReader, TileClassifier
 from .defaults import DEFAULT_CONF, DEFAULT_IOU
-from .detections import FLOWER_CLASSES, OTHER_READINGS, Detections, non_max_suppression, suppress_contained
+from .detections import (
+    FLOWER_CLASSES,
+    OTHER_READINGS,
+    SECOND_READING_COVERED,
+    Detections,
+    non_max_suppression,
+    suppress_contained,
+)
 from .onnx_session import PAD_VALUE, ModelError, open_session
 
 # The float model. INT8 beside it (models/quantize.py, ``--model models/taicam-tiles.int8.onnx``) runs
@@ -158,9 +165,15 @@ class TileDetector:
         return Detections(detections.xyxy, detections.confidence, classes, all_others, all_scores)
 
     def detect(
-        self, image: np.ndarray, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU, side: int | None = None
+        self,
+        image: np.ndarray,
+        conf: float = DEFAULT_CONF,
+        iou: float = DEFAULT_IOU,
+        side: int | None = None,
+        covered: float = SECOND_READING_COVERED,
     ) -> Detections:
-        """Tiles in ``image``. ``side`` sets the model input's long side (dynamic exports only)."""
+        """Tiles in ``image``. ``side`` sets the model input's long side (dynamic exports only); a box a
+        surer one covers ``covered`` of is dropped as a second reading (``suppress_contained``)."""
         if image.ndim != 3 or image.shape[2] != 3:
             raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
         size = (side, side) if side and self.stride else self.info.imgsz
@@ -184,7 +197,7 @@ class TileDetector:
         order = np.argsort(-scores, kind="stable")
         has_others = other_classes is not None and other_scores is not None
         others = (other_classes[order], other_scores[order].astype(np.float32)) if has_others else (None, None)  # type: ignore[index]
-        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order], *others))
+        return suppress_contained(Detections(boxes[order], scores[order].astype(np.float32), classes[order], *others), covered)
 
 
 def _decode_raw(output: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, ...]:
