@@ -24,7 +24,7 @@ MAP_FLOOR = 0.01
 IOU_MATCH = 0.5
 # A missed label that a box no label took overlaps this much is reported as beside a box: Roboflow's
 # turned copies of real-hk-v4 carry loose boxes that a tight box on the same tile misses (IoU 0.29–0.48).
-BESIDE_A_BOX = 0.1
+BESIDE_A_BOX_IOU = 0.1
 
 
 def match(truth: np.ndarray, predicted: Detections) -> list[tuple[int, int]]:
@@ -249,7 +249,7 @@ def _photo_errors(
     return PhotoErrors(
         name,
         tuple(TILE_CODES[truth_cls[t]] for t in missed),
-        int((overlaps >= BESIDE_A_BOX).any(axis=1).sum()),
+        int((overlaps >= BESIDE_A_BOX_IOU).any(axis=1).sum()),
         tuple(sorted(misread, key=lambda reading: -reading[2])),
         len(strays),
     )

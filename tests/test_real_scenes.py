@@ -284,6 +284,8 @@ VIEW_OF_EVERY_TILE_WIDENINGS = {
 @pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
 @pytest.mark.parametrize("widening", VIEW_OF_EVERY_TILE_WIDENINGS)
 def test_the_view_of_every_tile_finds_more_discards_and_scoring_s_view_is_as_it_was(detector, monkeypatch, widening):
+    """Each widening of `taicam detect`'s view of every tile (``VIEW_OF_EVERY_TILE_WIDENINGS``), undone, finds
+    fewer tiles on its scenes and no fewer strays; the player's view, all that scoring reads, is the same either way."""
     from vision import photo
 
     constant, undone, seeds, more = VIEW_OF_EVERY_TILE_WIDENINGS[widening]
@@ -303,21 +305,26 @@ def test_a_photo_too_small_for_the_player_s_view_reads_every_tile_at_the_caller_
     """A 640-px photo has no view of the player's tiles: its view of every tile reads them, at the caller's threshold."""
     from vision import photo
     from vision.defaults import DEFAULT_CONF
+    from vision.detections import SECOND_READING_COVERED
 
-    views_read: list[tuple[int, float]] = []
+    views_read: list[tuple[int, float, float]] = []
     read_view = photo.read_view
 
     def spy(detector, image, view, conf, iou, **reading):
-        views_read.append((max(image.shape[:2]), conf))
+        views_read.append((max(image.shape[:2]), conf, reading["covered"]))
         return read_view(detector, image, view, conf, iou, **reading)
 
     monkeypatch.setattr(photo, "read_view", spy)
     ((small, _, scene),) = _shrunk_scenes((150,))  # a whole table: its tiles call for a second look
     photo.detect_photo(detector, small)
-    assert [conf for side, conf in views_read if side == 640] == [DEFAULT_CONF]
+    # No view of the player's tiles first: the caller's threshold, and a box under a surer one is a second reading.
+    assert [(conf, covered) for side, conf, covered in views_read if side == 640] == [(DEFAULT_CONF, SECOND_READING_COVERED)]
     views_read.clear()
     photo.detect_photo(detector, scene.scene.image)
-    assert views_read == [(1280, DEFAULT_CONF), (1280, photo.TABLE_VIEW_CONF)]  # the player's view, then every tile
+    assert views_read == [  # the player's view, then every tile
+        (1280, DEFAULT_CONF, SECOND_READING_COVERED),
+        (1280, photo.TABLE_VIEW_CONF, photo.TABLE_VIEW_COVERED),
+    ]
 
 
 def _shrunk_scenes(seeds: tuple[int, ...], long_side: int = 640) -> list[tuple[np.ndarray, float, RealScene]]:
@@ -410,6 +417,33 @@ class _SmallTilesDetector:
         top, bottom = np.full(self.count, 10.0), np.full(self.count, 10 + 1.4 * self.width)
         boxes = np.stack([lefts, top, lefts + self.width, bottom], axis=1)
         return Detections(boxes.astype(np.float32), np.full(self.count, 0.9, np.float32), np.zeros(self.count, np.int64))
+
+
+def test_the_view_of_every_tile_takes_in_the_faint_far_boxes_and_looks_at_their_size():
+    """A 1080p table whose kept tiles are 32 px wide at the model's scale is seen well, and a view placed on
+    them would leave out six far discards seen faintly at 10 px: with the faint boxes the view of every tile is
+    taken, holds them, and reads them finer, up to ``TARGET_TILE_PX`` (within its pixel budget)."""
+    from types import SimpleNamespace
+
+    from vision.detections import Detections
+    from vision.photo import TARGET_TILE_PX, second_view
+
+    def boxes(left: float, top: float, width: float, count: int) -> Detections:
+        lefts = left + 1.1 * width * np.arange(count)
+        xyxy = np.stack([lefts, np.full(count, top), lefts + width, np.full(count, top + 1.4 * width)], axis=1)
+        return Detections(xyxy.astype(np.float32), np.full(count, 0.9, np.float32), np.zeros(count, np.int64))
+
+    detector = SimpleNamespace(info=ModelInfo(TILE_CODES, (640, 640), 32, False))
+    image = np.zeros((1080, 1920, 3), np.uint8)
+    kept, far = boxes(100, 100, 96, 16), boxes(1500, 900, 30, 6)
+    faint = Detections.concat([kept, far])
+    assert second_view(detector, image, kept, "all") is None  # seen well: as before, no view
+    assert second_view(detector, image, kept, "all", faint=Detections.concat([kept, kept])) is None  # nothing fainter
+    view = second_view(detector, image, kept, "all", faint=faint)
+    assert view is not None and view.contains(far.xyxy).all() and view.contains(kept.xyxy).all()
+    # Finer than the first look's 640 / 1920 by half again at least, and no finer than the far tiles need.
+    assert 1.5 * 640 / 1920 <= view.scale <= TARGET_TILE_PX / 30
+    assert second_view(detector, image, kept, "hand", faint=faint) is None  # the player's view takes no faint box
 
 
 @pytest.mark.parametrize(

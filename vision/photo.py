@@ -341,11 +341,11 @@ def _read_passes(
     views = FOCUS_VIEWS[focus] if finer else (focus,)
     # After the player's view only: a photo too small for it gives a view no finer pixels than the
     # first look had, and its faint boxes there are strays more often than tiles.
-    after_the_player_s = "hand" in views
+    after_the_hand_view = "hand" in views
     every_tile = _ViewReading(
-        min(conf, TABLE_VIEW_CONF) if after_the_player_s else conf,
-        faint if after_the_player_s else None,
-        TABLE_VIEW_COVERED if after_the_player_s else SECOND_READING_COVERED,
+        min(conf, TABLE_VIEW_CONF) if after_the_hand_view else conf,
+        faint if after_the_hand_view else None,
+        TABLE_VIEW_COVERED if after_the_hand_view else SECOND_READING_COVERED,
     )
     looks = []
     for part in views:
@@ -481,6 +481,8 @@ def first_look(
     """``first_pass``'s tiles, the boxes that may be flowers, and the faint boxes (``FirstLook``)."""
     raw = whole_photo_boxes(detector, image, min(conf, ROW_FLOOR), iou, mirrored=fine)
     first, lone = _kept_and_lone_flowers(raw, conf)
+    # From the whole photo at the model's size, also when a finer look replaces the tiles below: the
+    # far discards it adds were seen here already, fainter.
     faint = raw[raw.confidence >= FAINT_TILE_FLOOR]
     if not fine:
         return FirstLook(first, lone, faint)
@@ -584,7 +586,8 @@ class _Region:
     corners: np.ndarray  # the chosen tiles' box corners, turned
     frame: np.ndarray  # the photo's corners, turned
     rotation: np.ndarray  # 2 × 2, photo → turned
-    tile: float  # median tile width in photo pixels
+    # Tile width in photo pixels: the kept tiles' median, or the faint boxes' smaller widths; margin and scale follow it.
+    tile: float
     first_scale: float  # photo → the first pass's input
     model_side: int
     seen_well: bool  # tiles big enough and the row about level: the first pass read them well
@@ -599,7 +602,8 @@ class _Region:
         chosen, angle = first.xyxy, 0.0
         if focus == "all" and faint is not None and len(faint):
             chosen = np.vstack([first.xyxy, faint.xyxy])
-            tile = min(tile, float(np.percentile(faint.narrow_sides, FAINT_TILE_PERCENTILE)))
+            smaller = float(np.percentile(faint.narrow_sides, FAINT_TILE_PERCENTILE))
+            tile = max(min(tile, smaller), 1.0)  # a box the photo's edge cut to nothing has no width
         small = tile * model_side / max(h, w) < SMALL_TILE_PX
         if focus == "hand":
             layout = group_tiles(first)
