@@ -201,7 +201,6 @@ def evaluate(
         report.predicted_tiles += len(predicted)
         report.per_class_truth.update(truth_cls.tolist())
         pairs = match(truth, predicted)
-        misread = []
         for p, t in pairs:
             report.matched += 1
             report.per_class_found[int(truth_cls[t])] += 1
@@ -209,8 +208,7 @@ def evaluate(
                 report.correct_class += 1
             else:
                 report.confusions[(int(truth_cls[t]), int(predicted.class_id[p]))] += 1
-                misread.append((TILE_CODES[truth_cls[t]], TILE_CODES[predicted.class_id[p]], float(predicted.confidence[p])))
-        report.photos.append(_photo_errors(path.name, truth, truth_cls, predicted, pairs, misread))
+        report.photos.append(_photo_errors(path.name, truth, truth_cls, predicted, pairs))
         if Counter(predicted.class_id.tolist()) == Counter(truth_cls.tolist()):
             report.exact_hands += 1
         # mAP50 ranks the detector's own readings down to a low threshold (no crop classifier).
@@ -239,9 +237,13 @@ def _photo_errors(
     truth_cls: np.ndarray,
     predicted: Detections,
     pairs: list[tuple[int, int]],
-    misread: list[tuple[str, str, float]],
 ) -> PhotoErrors:
     """One photo's missed tiles, its misread ones (surest first) and its boxes on no label."""
+    misread = [
+        (TILE_CODES[truth_cls[t]], TILE_CODES[predicted.class_id[p]], float(predicted.confidence[p]))
+        for p, t in pairs
+        if predicted.class_id[p] != truth_cls[t]
+    ]
     found, taken = {t for _, t in pairs}, {p for p, _ in pairs}
     missed = [t for t in range(len(truth)) if t not in found]
     strays = [p for p in range(len(predicted)) if p not in taken]

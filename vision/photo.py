@@ -339,18 +339,13 @@ def _read_passes(
         return detector.reread(image, first)
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
     views = FOCUS_VIEWS[focus] if finer else (focus,)
-    # After the player's view only: a photo too small for it gives a view no finer pixels than the
-    # first look had, and its faint boxes there are strays more often than tiles.
-    after_the_hand_view = "hand" in views
-    every_tile = _ViewReading(
-        min(conf, TABLE_VIEW_CONF) if after_the_hand_view else conf,
-        faint if after_the_hand_view else None,
-        TABLE_VIEW_COVERED if after_the_hand_view else SECOND_READING_COVERED,
-    )
+    as_asked = _ViewReading(conf, None, SECOND_READING_COVERED)
+    # The view of every tile keeps more after the player's view only: a photo too small for that view
+    # gives a view no finer pixels than the first look had, and what it kept more of there was strays.
+    every_tile = _ViewReading(min(conf, TABLE_VIEW_CONF), faint, TABLE_VIEW_COVERED) if "hand" in views else as_asked
     looks = []
     for part in views:
-        settings = every_tile if part == "all" else _ViewReading(conf, None, SECOND_READING_COVERED)
-        if look := _look_again(detector, image, first, iou, part, settings):
+        if look := _look_again(detector, image, first, iou, part, every_tile if part == "all" else as_asked):
             looks.append(look)
     if not looks:
         return detector.reread(image, first)
