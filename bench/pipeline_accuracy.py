@@ -4,9 +4,11 @@ Each figure is "exact of total": the concealed tiles, melds, flowers and winning
 read by the bundled models through the same path as ``taicam score`` (recognise, repair) or
 ``taicam live`` (``LiveScorer``). The scenes are ``render_scene`` renders, which the shipped models
 never trained on (their training scenes come from ``taicam data synth`` with other seeds).
-The real-tile scenes (``bench.real_scenes``) come first: they are the headline figure. The last two
-figures draw the flowers as real sets do (``plant_flowers``), for a model trained on such scenes.
-Run: ``python -m bench accuracy`` (about 3 minutes on 2 cores, plus the real-tile scenes).
+The real-tile scenes (``bench.real_scenes``) come first: they are the headline figure; then the same
+scenes in 1280 × 720 frames, as a camera beside the table films them, read live and as a snap of the
+same frame (``live_real_tile_scenes_720p``). The last two figures draw the flowers as real sets do
+(``plant_flowers``), for a model trained on such scenes.
+Run: ``python -m bench accuracy`` (about 3 minutes on 2 cores, plus 5 for the real-tile scenes).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 import cv2
 import numpy as np
+from taicam_datasets.real_scenes import REAL_HK, CropBank, real_scene
 from taicam_datasets.scenes import Scene, render_scene
 
 from bench import real_scenes
@@ -53,23 +56,42 @@ def _photo_reads(detector: TileDetector, scenes: Iterable[Scene], frame: Callabl
     return f"{right} of {total}"
 
 
-def _live_reads(detector: TileDetector, scenes: Iterable[Scene]) -> str:
-    """Six frames a scene in 1280 × 720, the camera shaking by a pixel; right when reported once, exactly."""
-    right = total = 0
-    for scene in scenes:
-        frame = in_frame(scene.image)
-        scorer = LiveScorer(detector, frames_needed=3)
-        reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(6)]
-        scored = [r for r in reports if r is not None]
-        right += len(scored) == 1 and same_hand(scored[0].to_json()["hand"], scene.layout)
-        total += 1
-    return f"{right} of {total}"
+def _live_reads(detector: TileDetector, scenes: list[Scene]) -> str:
+    right = sum(_read_live(detector, in_frame(scene.image), scene.layout) for scene in scenes)
+    return f"{right} of {len(scenes)}"
+
+
+def _read_live(detector: TileDetector, frame: np.ndarray, layout: dict) -> bool:
+    """Six frames of ``frame``, the camera shaking by a pixel; right when reported once, exactly."""
+    scorer = LiveScorer(detector, frames_needed=3)
+    reports = [scorer.process(np.roll(frame, i % 2, axis=1))[1] for i in range(6)]
+    scored = [r for r in reports if r is not None]
+    return len(scored) == 1 and same_hand(scored[0].to_json()["hand"], layout)
+
+
+def _live_real_tile_reads(detector: TileDetector) -> dict:
+    """The real-tile scenes of each range in 1280 × 720 frames: read live, and as a snap of the same frame."""
+    if not REAL_HK.exists():
+        return {"skipped": f"{REAL_HK} is absent (set TAICAM_REAL_HK)"}
+    bank = CropBank.from_dataset(REAL_HK, "val")
+    figures = {}
+    for seeds in (real_scenes.TUNING_SEEDS, real_scenes.CHECK_SEEDS, real_scenes.UNSEEN_SEEDS):
+        live = snap = 0
+        for seed in seeds:
+            scene = real_scene(bank, seed).scene
+            frame = in_frame(scene.image)
+            live += _read_live(detector, frame, scene.layout)
+            snap += same_hand(score_photo(detector, frame, ScoreRequest()).to_json()["hand"], scene.layout)
+        read = {"live": f"{live} of {len(seeds)}", "snap": f"{snap} of {len(seeds)}"}
+        figures[f"seeds_{seeds.start}_{seeds.stop - 1}"] = read
+    return figures
 
 
 def run() -> dict:
     detector = TileDetector()
     # Real tile pixels first: our renders alone flattered the models (bench/real_scenes.py).
     figures = real_scenes.run(detector)
+    figures["live_real_tile_scenes_720p"] = _live_real_tile_reads(detector)
     hands, tables = _whole_hands("hand"), _whole_hands("table")
     figures |= {
         "hand_snaps": _photo_reads(detector, hands, lambda image: image),

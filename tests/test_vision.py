@@ -618,16 +618,23 @@ def test_pushed_frames_keep_only_the_newest():
         pushed.read()
 
 
-def test_live_voter_reports_each_stable_hand_once():
+def test_live_voter_reads_a_still_table_once_and_reports_each_new_hand_once():
     voter = StableHandVoter(frames_needed=3)
     still = np.zeros((90, 160, 3), np.uint8)
     hand_a, hand_b = (("1m",),), (("2m",),)
-    reports = [voter.update(sig, still) for sig in [hand_a, hand_a, hand_b, hand_a, hand_a, hand_a, hand_a, hand_a]]
-    assert reports.count(hand_a) == 1 and reports[5] == hand_a
-    moving = [voter.update(hand_b, np.full((90, 160, 3), 255 * (i % 2), np.uint8)) for i in range(6)]
-    assert moving == [None] * 6  # tiles still moving: no score
+    # Quick readings that flicker, as a one-pixel shake makes them: the still table is read all the same.
+    assert [voter.due(quick, still) for quick in [hand_a, hand_b, hand_a, hand_b, hand_a]] == [False, False, True, False, False]
+    assert voter.is_new(hand_a) and not voter.is_new(hand_a)  # the full read's hand, reported once
+    # The quick readings settle on another hand without motion (a tile swapped): read again.
+    assert [voter.due(hand_b, still) for _ in range(3)] == [False, False, True]
+    assert not voter.is_new(hand_a)  # the full read found the hand it reported: nothing new
+    assert [voter.due(hand_b, still) for _ in range(4)] == [False] * 4  # read already, in this still spell
+    moving = [voter.due(hand_b, np.full((90, 160, 3), 255 * (i % 2), np.uint8)) for i in range(6)]
+    assert moving == [False] * 6  # tiles still moving: no read
     # The first still frame still differs from the last moving one; three calm frames follow.
-    assert [voter.update(hand_b, still) for _ in range(4)][-1] == hand_b
+    assert [voter.due(hand_b, still) for _ in range(4)] == [False, False, False, True]
+    assert voter.is_new(hand_b) and not voter.is_new(None)  # a read with no concealed tile is no hand
+    assert [voter.due(None, still) for _ in range(4)] == [False] * 4  # no hand seen: nothing to read
 
 
 @pytest.mark.slow

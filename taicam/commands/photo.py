@@ -214,7 +214,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     source.add_argument("--video", help="video file")
     add_context_flags(live)
     add_photo_flags(live)
-    live.add_argument("--stable", type=positive_number, default=5, help="frames a hand must hold still (default 5)")
+    live.add_argument(
+        "--stable", type=positive_number, default=5, help="still frames before a frame is read in full and scored (default 5)"
+    )
     live.add_argument("--max-frames", type=whole_number, default=0, help="stop after this many frames")
     live.add_argument("--json", action="store_true", help="print stable hands as JSON")
     live.add_argument("--quiet", action="store_true", help="no running status line")

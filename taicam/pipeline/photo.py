@@ -1,7 +1,7 @@
 """Photo to score: detection → grouping → ``Hand`` → ``ScoreResult``, typed from end to end.
 
-``score_photo`` is what ``taicam score`` and ``POST /v1/score`` call; live mode (``live.py``) reuses
-``repair`` and ``score_recognition`` on the frame a hand became stable on. The scoring core is called
+``score_photo`` is what ``taicam score`` and ``POST /v1/score`` call; live mode (``live.py``) calls it
+on the frame the table has held still on. The scoring core is called
 directly (``parse_hand``, ``score``); JSON is made only by ``PhotoScore.to_json``.
 """
 
