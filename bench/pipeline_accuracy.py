@@ -8,7 +8,7 @@ The real-tile scenes (``bench.real_scenes``) come first: they are the headline f
 scenes in 1280 × 720 frames, as a camera beside the table films them, read live and as a snap of the
 same frame (``live_real_tile_scenes_720p``). The last two figures draw the flowers as real sets do
 (``plant_flowers``), for a model trained on such scenes.
-Run: ``python -m bench accuracy`` (about 3 minutes on 2 cores, plus 5 for the real-tile scenes).
+Run: ``python -m bench accuracy`` (about 9 minutes on 2 cores, the real-tile scenes included).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from ..errors import ApiError
 from ..training_data import keep_for_training
 
 MAX_STABLE_FRAMES = 60
-DEFAULT_STABLE_FRAMES = 4  # frames a hand must hold still when the query names no "stable"
+DEFAULT_STABLE_FRAMES = 4  # still frames before one is read in full, when the query names no "stable"
 
 router = APIRouter()
 
