@@ -529,3 +529,27 @@ def test_live_reads_a_still_real_tile_table_as_a_snap_of_the_frame(detector, see
     assert len(reports) == 1
     snap = score_photo(detector, frame, ScoreRequest()).to_json()
     assert reports[0].to_json() == snap and same_hand(snap["hand"], scene.layout)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL_HK.exists(), reason=f"real-hk-v4 is read from {REAL_HK} (set TAICAM_REAL_HK)")
+@pytest.mark.parametrize("seed", (352, 1037))  # the winning tile and a meld's tile; a flower laid far apart
+def test_a_tile_of_the_player_s_outside_the_player_s_view_is_read_by_the_classifier(detector, monkeypatch, seed):
+    from bench.real_scenes import read_scene
+    from models.evaluate import same_hand
+    from vision.photo import first_look, second_view
+
+    scene = real_scene(CropBank.from_dataset(REAL_HK, "val"), seed)
+    image, layout = scene.scene.image, scene.scene.layout
+    own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
+    view = second_view(detector, image, first_look(detector, image).tiles, "hand")
+    assert view is not None and not view.contains(scene.boxes[own]).all()
+    assert same_hand(read_scene(detector, scene).to_json()["hand"], layout)
+    # Scoring's one look at the tiles outside the views undone: they keep the detector's codes, as before.
+    reread = detector.reread
+
+    def with_one_look_undone(picture: np.ndarray, found, second_look: bool = True):
+        return reread(picture, found) if second_look else found
+
+    monkeypatch.setattr(detector, "reread", with_one_look_undone)
+    assert not same_hand(read_scene(detector, scene).to_json()["hand"], layout)

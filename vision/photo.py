@@ -232,7 +232,8 @@ def detect_photo(
     scoring's whole-hand repair.
 
     ``focus="hand"`` spends the second pass on the player's own tiles only, which is all that
-    scoring needs; other players' discards keep their first-pass boxes and codes. Live video uses
+    scoring needs; other players' discards keep their first-pass boxes, each read again with one look
+    (a tile of the player's can lie outside the player's view). Live video uses
     ``vision.live.HandFollower`` instead: a camera that stays put needs the first pass only now and then.
     """
     if focus not in SECOND_PASS_BUDGET:
@@ -361,8 +362,11 @@ def _read_passes(
     lost = _uncovered(first[inside & (first.confidence >= LOST_BY_THE_VIEW_KEPT_FROM)], found, LOST_BY_THE_VIEW_COVERED_BELOW)
     if len(lost):
         found = _by_confidence([found, detector.reread(image, lost)])
-    # Scoring reads only the player's tiles: the others keep the detector's codes, at no cost.
-    return _add_outside(found, outside if focus == "hand" else detector.reread(image, outside), iou)
+    # The player's view can miss some of the player's tiles (a meld or a flower beyond its margin, where the
+    # first look's grouping went wrong): the crop classifier reads every tile outside the views too. Scoring
+    # gives them one look each (on 1,200 real-tile scenes, 758 hands exact against 748 with the detector's
+    # codes, 759 with the second look at a fifth more time a photo against 6 %).
+    return _add_outside(found, detector.reread(image, outside, second_look=focus != "hand"), iou)
 
 
 def _with_lone_flowers(
