@@ -40,7 +40,6 @@ class LiveScorer:
         self.detector = detector
         self.voter = StableHandVoter(frames_needed=frames_needed)
         self.follower = HandFollower(detector, conf)
-        self.conf = conf
 
     def process(self, frame: np.ndarray) -> tuple[Recognition, PhotoScore | None]:
         """Recognise the frame; the scored hand too, only when the table has just settled on a new one.
@@ -60,6 +59,6 @@ class LiveScorer:
         recognition = Recognition(detections, layout, (time.perf_counter() - start) * 1000)
         if not self.voter.due(hand_signature(layout.hand_fields()), frame):
             return recognition, None
-        scored = score_photo(self.detector, frame, self.request, self.conf)
+        scored = score_photo(self.detector, frame, self.request, self.follower.conf)
         read = Recognition(scored.detections, scored.layout, scored.ms)
         return read, scored if self.voter.is_new(hand_signature(scored.tiles.to_json())) else None
