@@ -6,18 +6,23 @@ half whole tables and half the winner's side. Each photo goes through ``taicam s
 (``score_photo``: recognise, repair, score). Figures:
 
 - ``exact_hands``: concealed tiles, melds, flowers and winning tile all right;
-- ``whole_hand_shown``: scenes whose photo shows every tile of the hand. The camera can cut off a
-  flower, or one tile can hide another: those hands cannot be read exactly, and stay counted;
+- ``whole_hand_shown``: scenes whose photo shows every tile of the hand. The layout keeps every tile
+  of the hand on the cloth (``taicam_datasets.scenes._lay_hand``), so all of them do; a tile hidden
+  under another or cut by the camera would leave a hand no reading can get right, and it stays counted;
 - ``score_right``: the 台 total ``taicam score`` gives is the laid-out hand's (the default context:
   won on a discard, east round and seat). A misread tile can leave the total as it is (a flower
   that is not the seat's, one chow for another), so more hands score right than read right;
+- ``exact_without_a_warning``: of the hands read exactly, those that came with no warning at all;
+- ``wrong_scored_without_a_warning``: of the hands read wrong yet scored (a legal hand, not refused),
+  those that came with no warning: a wrong 台 total the player has no cue to check. Warnings are
+  many (a tile read below 0.5, a run left out of the hand), so most right hands carry one too;
 - ``tile_recall``: the winner's tiles (hand, melds, flowers, winning tile) found at IoU ≥ 0.5;
 - ``flower_recall`` and ``per_flower_recall``: the same for flowers;
 - ``class_accuracy``: of the winner's tiles found, read as the right code;
 - ``flower_accuracy`` and ``per_flower_read_right``: the same for flowers (a misread flower usually makes a
   legal hand, which no repair questions);
 - ``lost_hands``: the hands not read exactly, by what went wrong first (``lost_hand_cause``): part of the
-  hand outside the photo, one of the winner's tiles not found, flowers misread only (a flower read as
+  hand not in the photo, one of the winner's tiles not found, flowers misread only (a flower read as
   another, or as a tile, or a tile read as a flower), other tiles misread only, both, or every tile of
   the winner's found and read right yet the hand grouped wrong or given a box too many (a discard, a tile boxed twice).
 
@@ -70,6 +75,9 @@ class RealSceneTally:
     exact: int = 0
     whole_hand_shown: int = 0
     score_right: int = 0
+    exact_unwarned: int = 0  # read exactly, and no warning: an answer the player can take as it is
+    wrong_scored: int = 0  # read wrong, yet scored as a legal hand
+    wrong_scored_unwarned: int = 0  # ... with no warning: the one wrong answer a player has no cue to check
     tiles: int = 0
     found: int = 0
     right_code: int = 0
@@ -85,6 +93,10 @@ class RealSceneTally:
         self.exact += right
         self.whole_hand_shown += scene.scene.shows_whole_hand()
         self.score_right += scored.result is not None and scored.result.total == laid_out_total(scene)
+        self.exact_unwarned += right and not scored.warnings
+        wrong_scored = not right and scored.result is not None
+        self.wrong_scored += wrong_scored
+        self.wrong_scored_unwarned += wrong_scored and not scored.warnings
         detections = scored.detections
         own = [i for i, (role, _) in enumerate(scene.scene.roles) if role != "background"]
         truth = scene.boxes[own]
@@ -112,6 +124,8 @@ class RealSceneTally:
             "exact_hands": f"{self.exact} of {self.scenes}",
             "whole_hand_shown": f"{self.whole_hand_shown} of {self.scenes}",
             "score_right": f"{self.score_right} of {self.scenes}",
+            "exact_without_a_warning": f"{self.exact_unwarned} of {self.exact}",
+            "wrong_scored_without_a_warning": f"{self.wrong_scored_unwarned} of {self.wrong_scored}",
             "tile_recall": round(self.found / max(self.tiles, 1), 4),
             "flower_recall": round(sum(self.flowers_found.values()) / max(flowers, 1), 4),
             "class_accuracy": round(self.right_code / max(self.found, 1), 4),

@@ -22,6 +22,8 @@ from .faces import FACE_H, FACE_W, FaceStyle, SuitArt, draw_face
 CANVAS_W, CANVAS_H = 1600, 1200
 CLASS_ID = {code: i for i, code in enumerate(TILE_CODES)}
 MIN_VISIBLE = 0.5
+WINNING_APART = (0.4, 1.2)  # tile widths between the concealed row and the winning tile
+MELD_ROW_STEP = 1.3  # tile heights between a row of melds and the row of melds or flowers above it
 
 CLOTHS = [(40, 110, 40), (60, 90, 30), (120, 70, 20), (40, 40, 140), (90, 90, 90), (30, 60, 100), (150, 140, 120)]
 SKIN = [(120, 150, 200), (90, 120, 170), (150, 180, 225), (70, 95, 140)]
@@ -43,7 +45,7 @@ class Scene:
     roles: list[tuple[str, int]] = field(default_factory=list)  # (role, meld group) per label
 
     def shows_whole_hand(self) -> bool:
-        """Whether the photo shows every tile of the layout (the camera may cut off a flower)."""
+        """Whether the photo shows every tile of the layout (a camera framing part of the table cuts some off)."""
         layout = self.layout
         laid = len(layout["concealed"]) + sum(len(m["tiles"]) for m in layout["melds"]) + len(layout["flowers"]) + 1
         return sum(role != "background" for role, _ in self.roles) == laid
@@ -165,21 +167,31 @@ class _Canvas:
 
 
 def _lay_hand(canvas: _Canvas, layout: dict, style: FaceStyle, rng: random.Random, tile_w: float) -> None:
-    """Lay the winner's tiles in rows along the bottom edge, melds above, flowers apart."""
+    """Lay the winner's tiles in rows along the bottom edge, melds above, flowers apart.
+
+    Every tile lies on the cloth: a row that would run past its right edge starts further left,
+    wraps (melds) or goes where the other choice puts it (flowers). A tile off the canvas is in no
+    photo, and a hand missing it cannot be read. Those moves take no random draws, so a hand that
+    fits is laid exactly as before.
+    """
     gap = tile_w * rng.uniform(0.0, 0.06)
     x = rng.uniform(60, 200)
+    # The concealed row and the winning tile at its nearest fit.
+    x = min(x, CANVAS_W - len(layout["concealed"]) * (tile_w + gap) - tile_w * (1 + WINNING_APART[0]))
     y = CANVAS_H - tile_w * 1.1 - rng.uniform(40, 160)
     for code in layout["concealed"]:
         canvas.tile(code, style, (x + tile_w / 2, y), tile_w, rng.uniform(-1.5, 1.5), "concealed")
         x += tile_w + gap
-    x += tile_w * rng.uniform(0.4, 1.2)
+    x += min(tile_w * rng.uniform(*WINNING_APART), CANVAS_W - x - tile_w)
     canvas.tile(layout["winning_tile"], style, (x + tile_w / 2, y + rng.uniform(-8, 8)), tile_w, rng.uniform(-4, 4), "winning")
     tile_h = tile_w * FACE_H / FACE_W
-    mx = rng.uniform(60, 300)
+    mx = row_start = rng.uniform(60, 300)
     my = y - tile_h * rng.uniform(1.15, 1.5)
     for group, meld in enumerate(layout["melds"]):
         tiles = meld["tiles"]
         claimed = rng.randrange(len(tiles)) if meld["kind"] != "concealed_kong" else -1
+        if mx + len(tiles) * (tile_w + gap) - gap + (tile_h - tile_w) * (claimed >= 0) > CANVAS_W:
+            mx, my = row_start, my - tile_h * MELD_ROW_STEP
         hidden = {1, 2} if rng.random() < 0.6 else {0, 3}
         for i, code in enumerate(tiles):
             if meld["kind"] == "concealed_kong" and (i in hidden or rng.random() < 0.1):
@@ -192,8 +204,11 @@ def _lay_hand(canvas: _Canvas, layout: dict, style: FaceStyle, rng: random.Rando
                 mx += tile_w + gap
         mx += tile_w * rng.uniform(0.3, 0.8)
     if layout["flowers"]:
-        fx = rng.choice([mx + tile_w, CANVAS_W - tile_w * (len(layout["flowers"]) + 2)])
-        fy = my if fx > mx else my - tile_h * 1.3
+        beside_melds, at_right_edge = mx + tile_w, CANVAS_W - tile_w * (len(layout["flowers"]) + 2)
+        fx = rng.choice([beside_melds, at_right_edge])
+        if fx + len(layout["flowers"]) * (tile_w + gap) - gap > CANVAS_W:
+            fx = at_right_edge
+        fy = my if fx > mx else my - tile_h * MELD_ROW_STEP
         for code in layout["flowers"]:
             canvas.tile(code, style, (fx + tile_w / 2, fy), tile_w, rng.uniform(-3, 3), "flower")
             fx += tile_w + gap

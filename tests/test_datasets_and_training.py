@@ -29,6 +29,40 @@ def test_every_class_has_a_face():
     assert len(set(flat.values())) == len(TILE_CODES)
 
 
+def test_every_tile_of_the_hand_lies_on_the_cloth():
+    """The longest rows at the largest tiles and widest gaps: five chows, eight flowers beside them, and a
+    sixteen-tile concealed row. Laid as drawn, such rows ran past the cloth's right edge, and a tile off
+    the canvas is in no photo (57 of 1,380 real-tile benchmark scenes lost one)."""
+    import random
+
+    from taicam_datasets.scenes import CANVAS_W, _Canvas, _lay_hand
+
+    chows = [
+        {"kind": "chow", "tiles": [f"{n}{suit}", f"{n + 1}{suit}", f"{n + 2}{suit}"]}
+        for n, suit in zip((1, 2, 3, 4, 5), "mpsmp", strict=True)
+    ]
+    layouts = [
+        {"concealed": ["5z"], "winning_tile": "5z", "melds": chows, "flowers": [f"{n}f" for n in range(1, 9)]},
+        {
+            "concealed": [f"{n}m" for n in range(1, 10)] + [f"{n}p" for n in range(1, 8)],
+            "winning_tile": "8p",
+            "melds": [],
+            "flowers": ["1f"],
+        },
+    ]
+    for seed in range(40):
+        for layout in layouts:
+            rng = random.Random(seed)
+            canvas = _Canvas(rng)
+            _lay_hand(canvas, layout, FaceStyle.random(rng), rng, tile_w=84.0)
+            corners = np.concatenate([tile.quad for tile in canvas.tiles])
+            assert len(canvas.tiles) == len(layout["concealed"]) + 1 + 15 * bool(layout["melds"]) + len(layout["flowers"])
+            assert corners.min() >= 0 and corners[:, 0].max() <= CANVAS_W + 4, (
+                seed,
+                layout["concealed"],
+            )  # a tilted tile's corner may stray a few px
+
+
 def test_scenes_are_reproducible_and_labels_lie_inside_the_image():
     first, again = render_scene(11), render_scene(11)
     assert np.array_equal(first.image, again.image) and first.labels == again.labels

@@ -174,6 +174,27 @@ def test_a_table_of_a_handful_of_real_crops_a_code_is_read_end_to_end(detector):
     assert counts.exact >= 1  # measured 2 of 4
 
 
+def test_the_tally_counts_the_answers_given_without_a_warning(detector, tiny_bank):
+    """A player takes an answer with no warning as it is: the tally counts the right ones and the wrong ones."""
+    import dataclasses
+
+    from bench.real_scenes import RealSceneTally, read_scene
+
+    scene, other = (real_scene(tiny_bank, seed, frame=(1920, 1080), framing="hand") for seed in (1, 0))
+    read = read_scene(detector, scene)
+    assert read.scored and read.warnings  # measured: read exactly, a run beside the hand left out
+    unwarned = dataclasses.replace(read, warnings=())
+    # The same photo with another hand as its truth: the answers are then wrong, yet scored.
+    elsewhere = dataclasses.replace(scene, scene=dataclasses.replace(scene.scene, layout=other.scene.layout))
+    counts = RealSceneTally()
+    for truth, answer in ((scene, read), (scene, unwarned), (elsewhere, read), (elsewhere, unwarned), (elsewhere, unwarned)):
+        counts.add(truth, answer)
+    figures = counts.figures()
+    assert figures["exact_hands"] == "2 of 5"
+    assert figures["exact_without_a_warning"] == "1 of 2"
+    assert figures["wrong_scored_without_a_warning"] == "2 of 3"
+
+
 def test_seed_ranges_parse_split_into_tasks_of_every_frame_and_their_tallies_add_up():
     import argparse
     from collections import Counter
