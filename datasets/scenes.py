@@ -176,8 +176,11 @@ def _lay_hand(canvas: _Canvas, layout: dict, style: FaceStyle, rng: random.Rando
     """
     gap = tile_w * rng.uniform(0.0, 0.06)
     x = rng.uniform(60, 200)
-    # The concealed row and the winning tile at its nearest fit.
-    x = min(x, CANVAS_W - len(layout["concealed"]) * (tile_w + gap) - tile_w * (1 + WINNING_APART[0]))
+    row = len(layout["concealed"]) * (tile_w + gap)
+    if x > CANVAS_W - row - tile_w * (1 + WINNING_APART[0]):
+        # The winning tile would lie off the cloth wherever it was set apart: the row starts far enough
+        # left for the furthest, so that such hands are not all laid with their winning tile nearest.
+        x = max(0.0, CANVAS_W - row - tile_w * (1 + WINNING_APART[1]))
     y = CANVAS_H - tile_w * 1.1 - rng.uniform(40, 160)
     for code in layout["concealed"]:
         canvas.tile(code, style, (x + tile_w / 2, y), tile_w, rng.uniform(-1.5, 1.5), "concealed")

@@ -57,10 +57,11 @@ def test_every_tile_of_the_hand_lies_on_the_cloth():
             _lay_hand(canvas, layout, FaceStyle.random(rng), rng, tile_w=84.0)
             corners = np.concatenate([tile.quad for tile in canvas.tiles])
             assert len(canvas.tiles) == len(layout["concealed"]) + 1 + 15 * bool(layout["melds"]) + len(layout["flowers"])
-            assert corners.min() >= 0 and corners[:, 0].max() <= CANVAS_W + 4, (
+            # A tile laid at the edge and tilted a degree puts a corner a few px past it.
+            assert corners[:, 0].min() >= -4 and corners[:, 0].max() <= CANVAS_W + 4 and corners[:, 1].min() >= 0, (
                 seed,
                 layout["concealed"],
-            )  # a tilted tile's corner may stray a few px
+            )
 
 
 def test_scenes_are_reproducible_and_labels_lie_inside_the_image():
