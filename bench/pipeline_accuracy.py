@@ -14,11 +14,12 @@ Run: ``python -m bench accuracy`` (about 9 minutes on 2 cores, the real-tile sce
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import cv2
 import numpy as np
-from taicam_datasets.real_scenes import REAL_HK, CropBank, real_scene
+from taicam_datasets.real_scenes import RealScene
 from taicam_datasets.scenes import Scene, render_scene
 
 from bench import real_scenes
@@ -69,29 +70,27 @@ def _read_live(detector: TileDetector, frame: np.ndarray, layout: dict) -> bool:
     return len(scored) == 1 and same_hand(scored[0].to_json()["hand"], layout)
 
 
-def _live_real_tile_reads(detector: TileDetector) -> dict:
-    """The real-tile scenes of each range in 1280 × 720 frames: read live, and as a snap of the same frame."""
-    if not REAL_HK.exists():
-        return {"skipped": f"{REAL_HK} is absent (set TAICAM_REAL_HK)"}
-    bank = CropBank.from_dataset(REAL_HK, "val")
-    figures = {}
-    for seeds in (real_scenes.TUNING_SEEDS, real_scenes.CHECK_SEEDS, real_scenes.UNSEEN_SEEDS):
-        live = snap = 0
-        for seed in seeds:
-            scene = real_scene(bank, seed).scene
-            frame = in_frame(scene.image)
-            live += _read_live(detector, frame, scene.layout)
-            snap += same_hand(score_photo(detector, frame, ScoreRequest()).to_json()["hand"], scene.layout)
-        read = {"live": f"{live} of {len(seeds)}", "snap": f"{snap} of {len(seeds)}"}
-        figures[f"seeds_{seeds.start}_{seeds.stop - 1}"] = read
-    return figures
+def _live_and_snap(detector: TileDetector, counts: dict[str, Counter]) -> Callable[[str, RealScene], None]:
+    """Reads a real-tile scene in a 1280 × 720 frame live, and as a snap of the same frame, into ``counts``."""
+
+    def read(range_name: str, scene: RealScene) -> None:
+        frame = in_frame(scene.scene.image)
+        tally = counts.setdefault(range_name, Counter())
+        tally["scenes"] += 1
+        tally["live"] += _read_live(detector, frame, scene.scene.layout)
+        tally["snap"] += same_hand(score_photo(detector, frame, ScoreRequest()).to_json()["hand"], scene.scene.layout)
+
+    return read
 
 
 def run() -> dict:
     detector = TileDetector()
     # Real tile pixels first: our renders alone flattered the models (bench/real_scenes.py).
-    figures = real_scenes.run(detector)
-    figures["live_real_tile_scenes_720p"] = _live_real_tile_reads(detector)
+    live: dict[str, Counter] = {}
+    figures = real_scenes.run(detector, also_read=_live_and_snap(detector, live))
+    figures["live_real_tile_scenes_720p"] = {
+        name: {"live": f"{c['live']} of {c['scenes']}", "snap": f"{c['snap']} of {c['scenes']}"} for name, c in live.items()
+    } or {"skipped": "no real-tile scenes (real_tile_scenes says why)"}
     hands, tables = _whole_hands("hand"), _whole_hands("table")
     figures |= {
         "hand_snaps": _photo_reads(detector, hands, lambda image: image),
