@@ -85,7 +85,7 @@ class UnsureDetector(FakeDetector):
 
 def test_a_tile_a_person_corrected_is_sure_and_no_longer_warned_of():
     unsure = score_photo(UnsureDetector(), PICTURE, ScoreRequest())
-    assert [(w.code, w.params["detections"]) for w in unsure.warnings] == [(notices.LOW_CONFIDENCE_TILE, [3])]
+    assert [(w.code, w.params["detections"], w.params["other"]) for w in unsure.warnings] == [(notices.UNSURE_TILE, [3], "5m")]
     confirmed = score_photo(UnsureDetector(), PICTURE, ScoreRequest(corrections={3: "4m"}))
     assert confirmed.warnings == () and confirmed.tiles == unsure.tiles
     assert confirmed.detections.confidence[3] == 1.0 and confirmed.detections.other_confidences[3].max() == 0.0

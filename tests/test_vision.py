@@ -382,7 +382,33 @@ def test_a_flower_read_with_another_flower_nearly_as_likely_is_warned_of():
     assert read(0.9, runner_up="1s") == []  # a tile, not a flower: the bird is no other flower to look at
     # Unsure that it is a flower at all too: the other flower is named instead of the low confidence.
     assert [w.code for w in read(0.5, confidence=0.3)] == [notices.UNSURE_FLOWER]
-    assert [w.code for w in read(0.1, confidence=0.3)] == [notices.LOW_CONFIDENCE_TILE]
+    # Unsure that it is a flower and no other flower close: a reading of any code at UNSURE_TILE_ODDS is named.
+    assert [(w.code, w.params["other"]) for w in read(0.35, confidence=0.3)] == [(notices.UNSURE_TILE, "1f")]
+    assert read(0.1, confidence=0.3) == []
+
+
+def test_a_tile_read_with_another_code_nearly_as_likely_is_warned_of_naming_it():
+    from vision.grouping import UNSURE_TILE_ODDS
+
+    def read(runner_up_odds: float, confidence: float = 0.9, readings: bool = True) -> list[Notice]:
+        tiles = _row([*HAND_ROW, "8s"], [*range(16), 17])
+        tiles.confidence[4] = confidence
+        if not readings:
+            return group_tiles(Detections(tiles.xyxy, tiles.confidence, tiles.class_id)).warnings
+        others = np.full((len(tiles), 2), TILE_CODES.index("1m"), np.int64)
+        others[4] = [tiles.class_id[4], TILE_CODES.index("6p")]  # its own code among the others is no other reading
+        odds = np.zeros((len(tiles), 2), np.float32)
+        odds[4] = [confidence, runner_up_odds * confidence]
+        return group_tiles(Detections(tiles.xyxy, tiles.confidence, tiles.class_id, others, odds)).warnings
+
+    tile = HAND_ROW[4]
+    unsure = Notice(notices.UNSURE_TILE, {"tile": tile, "other": "6p", "confidence": 0.9, "detections": [4]})
+    assert read(UNSURE_TILE_ODDS + 0.05) == [unsure]
+    assert read(UNSURE_TILE_ODDS - 0.05) == []
+    # A low confidence with no other reading near it is no cue: most such tiles are read right.
+    assert read(0.05, confidence=0.3) == []
+    # Without other readings to weigh, the confidence is all there is to go on.
+    assert [w.code for w in read(0, confidence=0.3, readings=False)] == [notices.LOW_CONFIDENCE_TILE]
 
 
 def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():

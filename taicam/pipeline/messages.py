@@ -43,6 +43,10 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         ZH: "{tile}也可能是{other}：花牌的字看不太清楚，若不對請更正",
         EN: "flower {tile} could also be {other}; correct it if that is wrong",
     },
+    notices.UNSURE_TILE: {
+        ZH: "{tile}也可能是{other}（{confidence}）：若不對請更正",
+        EN: "tile {tile} could also be {other} ({confidence}); correct it if that is wrong",
+    },
     notices.SECOND_READING: {
         ZH: "把{old}改讀成{tile}（模型的第{rank}選擇，{confidence}），因為{old}組不成合法的牌；若不對請更正",
         EN: "read {old} as {tile} (the model's choice no. {rank}, {confidence}) because {old} makes no legal hand;"
