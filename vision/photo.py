@@ -38,7 +38,7 @@ from .detections import (
     overlap_of_smaller,
 )
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
-from .grouping import group_tiles, row_gaps
+from .grouping import ALIGNED, TILES_PER_MELD, WINNING_HAND_TILES, Layout, group_tiles, row_gaps
 
 TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliably
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
@@ -150,6 +150,7 @@ LEVEL_LOOK_TIGHTER = 0.85
 LEVEL_LOOK_SAME_IOU = MIRRORED_LOOK_SAME_IOU  # a photo box and a level one at this IoU or more are one tile
 LEVEL_LOOK_APART_IOU = MIRRORED_LOOK_APART_IOU  # a level box overlapping every photo box less is a tile more
 FINER_RENDER_FROM = 1.05  # a level view less than 5 % coarser than the pixels worth reading is read as it is
+HAND_ROLES = ("concealed", "meld", "winning")  # the groups that count towards a winning hand's tiles
 REGION_MARGIN = 3.0  # tile widths around the chosen tiles: flowers and melds lie a little apart from the row
 # A tile the detector missed in the hand row leaves its neighbours about two pitches apart; a box
 # is cut there when its pixels have the neighbours' face colour, and the classifier reads it. The
@@ -341,12 +342,15 @@ def _read_passes(
     finer = max(image.shape[:2]) > max(detector.info.imgsz)
     views = FOCUS_VIEWS[focus] if finer else (focus,)
     as_asked = _ViewReading(conf, None, SECOND_READING_COVERED)
+    # The player's view takes the faint boxes in only where they continue the hand row (``_row_continued``).
+    players = _ViewReading(conf, faint, SECOND_READING_COVERED)
     # The view of every tile keeps more after the player's view only: a photo too small for that view
     # gives a view no finer pixels than the first look had, and what it kept more of there was strays.
     every_tile = _ViewReading(min(conf, TABLE_VIEW_CONF), faint, TABLE_VIEW_COVERED) if "hand" in views else as_asked
     looks = []
     for part in views:
-        if look := _look_again(detector, image, first, iou, part, every_tile if part == "all" else as_asked):
+        settings = {"all": every_tile, "hand": players}.get(part, as_asked)
+        if look := _look_again(detector, image, first, iou, part, settings):
             looks.append(look)
     if not looks:
         return detector.reread(image, first)
@@ -610,6 +614,10 @@ class _Region:
             chosen = first[_with_neighbours(first, own)].xyxy if own else first.xyxy
             row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
             angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= FEWEST_TILES_TO_TURN else 0.0
+            # A hand seen short may run on beyond what the first look kept: its faint boxes say how far.
+            if faint is not None and len(faint) and len(row) >= FEWEST_TILES_TO_TURN and _seen_short(layout):
+                continued = _row_continued(first[np.asarray(row)], faint, angle)
+                chosen = np.vstack([chosen, continued[_beyond(continued, chosen, angle, tile)]])
         off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
         rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
         corners = box_corners(chosen).reshape(-1, 2) @ rotation.T
@@ -644,6 +652,46 @@ def _with_neighbours(detections: Detections, own: list[int]) -> np.ndarray:
     distance = np.hypot(*(centres[:, None, :] - centres[None, own, :]).transpose(2, 0, 1)).min(axis=1)
     near = (distance <= NEIGHBOUR_REACH * own_size) & (sizes >= NEIGHBOUR_SIZE * own_size)
     return np.union1d(own, np.flatnonzero(near)).astype(np.int64)
+
+
+def _seen_short(layout: Layout) -> bool:
+    """Whether the player's groups hold fewer tiles than a winning hand (a meld counts as three)."""
+    counted = sum(TILES_PER_MELD if g.role == "meld" else len(g.ids) for g in layout.groups if g.role in HAND_ROLES)
+    return counted < WINNING_HAND_TILES
+
+
+def _beyond(boxes: np.ndarray, chosen: np.ndarray, angle: float, tile: float) -> np.ndarray:
+    """(n,) which ``boxes`` reach past the region ``chosen`` would give, margin and all, along the row
+    turned by ``angle``: the others leave the view as it was."""
+    rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    along = (box_corners(chosen).reshape(-1, 2) @ rotation.T)[:, 0]
+    ends = (box_corners(boxes) @ rotation.T)[..., 0]
+    margin = REGION_MARGIN * tile
+    return (ends.min(axis=1) < along.min() - margin) | (ends.max(axis=1) > along.max() + margin)
+
+
+def _row_continued(row: Detections, faint: Detections, angle: float) -> np.ndarray:
+    """The boxes of ``faint`` that continue the hand ``row`` (turned by ``angle`` to run along +x) at
+    either end: about its tiles' size, in line with it, each within ``NEIGHBOUR_REACH`` of the row or
+    of another such box.
+
+    A row turned far from level has the axis-aligned boxes of neighbouring tiles overlapping so much
+    that the first look keeps part of it faintly or not at all, and a view placed on the rest cut
+    the hand short (seeds 849 and 884 of bench/real_scenes.py lost four and eight of their tiles).
+    """
+    rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    along, across = (row.centres @ rotation.T).T
+    size = float(np.median(row.sizes))
+    centres = faint.centres @ rotation.T
+    in_line = (np.abs(centres[:, 1] - np.median(across)) <= ALIGNED * size) & (faint.sizes >= NEIGHBOUR_SIZE * size)
+    low, high = float(along.min()), float(along.max())
+    for x in np.sort(centres[in_line, 0])[::-1]:  # walking out from the row's near end, one box at a time
+        if low - NEIGHBOUR_REACH * size <= x < low:
+            low = x
+    for x in np.sort(centres[in_line, 0]):
+        if high < x <= high + NEIGHBOUR_REACH * size:
+            high = x
+    return faint.xyxy[in_line & (centres[:, 0] >= low) & (centres[:, 0] <= high)]
 
 
 def _upright_angle(row_boxes: np.ndarray, centre: tuple[float, float]) -> float:
