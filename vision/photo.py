@@ -619,7 +619,7 @@ class _Region:
                 continued = _row_continued(first[np.asarray(row)], faint, angle)
                 chosen = np.vstack([chosen, continued[_beyond(continued, chosen, angle, tile)]])
         off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
-        rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])  # the row → +x
+        rotation = _row_rotation(angle)
         corners = box_corners(chosen).reshape(-1, 2) @ rotation.T
         frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ rotation.T
         seen_well = not small and abs(off_level) <= TILTED_DEGREES
@@ -654,6 +654,11 @@ def _with_neighbours(detections: Detections, own: list[int]) -> np.ndarray:
     return np.union1d(own, np.flatnonzero(near)).astype(np.int64)
 
 
+def _row_rotation(angle: float) -> np.ndarray:
+    """2 × 2, photo → turned so that a row at ``angle`` (radians) runs along +x."""
+    return np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+
+
 def _seen_short(layout: Layout) -> bool:
     """Whether the player's groups hold fewer tiles than a winning hand (a meld counts as three)."""
     counted = sum(TILES_PER_MELD if g.role == "meld" else len(g.ids) for g in layout.groups if g.role in HAND_ROLES)
@@ -663,7 +668,7 @@ def _seen_short(layout: Layout) -> bool:
 def _beyond(boxes: np.ndarray, chosen: np.ndarray, angle: float, tile: float) -> np.ndarray:
     """(n,) which ``boxes`` reach past the region ``chosen`` would give, margin and all, along the row
     turned by ``angle``: the others leave the view as it was."""
-    rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    rotation = _row_rotation(angle)
     along = (box_corners(chosen).reshape(-1, 2) @ rotation.T)[:, 0]
     ends = (box_corners(boxes) @ rotation.T)[..., 0]
     margin = REGION_MARGIN * tile
@@ -679,7 +684,7 @@ def _row_continued(row: Detections, faint: Detections, angle: float) -> np.ndarr
     that the first look keeps part of it faintly or not at all, and a view placed on the rest cut
     the hand short (seeds 849 and 884 of bench/real_scenes.py lost four and eight of their tiles).
     """
-    rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+    rotation = _row_rotation(angle)
     along, across = (row.centres @ rotation.T).T
     size = float(np.median(row.sizes))
     centres = faint.centres @ rotation.T
