@@ -533,11 +533,15 @@ def _runner_up(
     return None
 
 
+def hand_tiles_seen(groups: list[TileGroup]) -> int:
+    """The tiles the player's groups hold, as a winning hand counts them (a meld as three)."""
+    concealed = sum(len(g.ids) for g in groups if g.role in ("concealed", "winning"))
+    return concealed + TILES_PER_MELD * sum(g.role == "meld" for g in groups)
+
+
 def _check_counts(groups: list[TileGroup], detections: Detections, warnings: list[Notice]) -> None:
-    concealed = sum(len(g.ids) for g in groups if g.role == "concealed")
     winning = sum(len(g.ids) for g in groups if g.role == "winning")
-    melds = [g for g in groups if g.role == "meld"]
-    seen = concealed + winning + TILES_PER_MELD * len(melds)
+    seen = hand_tiles_seen(groups)
     if seen != WINNING_HAND_TILES:
         warnings.append(Notice(notices.TILE_COUNT, {"expected": WINNING_HAND_TILES, "seen": seen}))
     if not winning:

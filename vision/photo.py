@@ -38,7 +38,7 @@ from .detections import (
     overlap_of_smaller,
 )
 from .detector import DEFAULT_CONF, DEFAULT_IOU, PAD_VALUE, TileDetector
-from .grouping import ALIGNED, TILES_PER_MELD, WINNING_HAND_TILES, Layout, group_tiles, row_gaps
+from .grouping import ALIGNED, WINNING_HAND_TILES, group_tiles, hand_tiles_seen, row_gaps
 
 TARGET_TILE_PX = 34  # tile width at model scale that the detector reads reliably
 SMALL_TILE_PX = 26  # below this, a second pass is worth its cost
@@ -150,7 +150,6 @@ LEVEL_LOOK_TIGHTER = 0.85
 LEVEL_LOOK_SAME_IOU = MIRRORED_LOOK_SAME_IOU  # a photo box and a level one at this IoU or more are one tile
 LEVEL_LOOK_APART_IOU = MIRRORED_LOOK_APART_IOU  # a level box overlapping every photo box less is a tile more
 FINER_RENDER_FROM = 1.05  # a level view less than 5 % coarser than the pixels worth reading is read as it is
-HAND_ROLES = ("concealed", "meld", "winning")  # the groups that count towards a winning hand's tiles
 REGION_MARGIN = 3.0  # tile widths around the chosen tiles: flowers and melds lie a little apart from the row
 # A tile the detector missed in the hand row leaves its neighbours about two pitches apart; a box
 # is cut there when its pixels have the neighbours' face colour, and the classifier reads it. The
@@ -349,8 +348,7 @@ def _read_passes(
     every_tile = _ViewReading(min(conf, TABLE_VIEW_CONF), faint, TABLE_VIEW_COVERED) if "hand" in views else as_asked
     looks = []
     for part in views:
-        settings = {"all": every_tile, "hand": players}.get(part, as_asked)
-        if look := _look_again(detector, image, first, iou, part, settings):
+        if look := _look_again(detector, image, first, iou, part, every_tile if part == "all" else players):
             looks.append(look)
     if not looks:
         return detector.reread(image, first)
@@ -615,7 +613,8 @@ class _Region:
             row = next((g.ids for g in layout.groups if g.role == "concealed"), [])
             angle = _upright_angle(first.xyxy[row], (w / 2, h / 2)) if len(row) >= FEWEST_TILES_TO_TURN else 0.0
             # A hand seen short may run on beyond what the first look kept: its faint boxes say how far.
-            if faint is not None and len(faint) and len(row) >= FEWEST_TILES_TO_TURN and _seen_short(layout):
+            seen_short = hand_tiles_seen(layout.groups) < WINNING_HAND_TILES
+            if faint is not None and len(faint) and len(row) >= FEWEST_TILES_TO_TURN and seen_short:
                 continued = _row_continued(first[np.asarray(row)], faint, angle)
                 chosen = np.vstack([chosen, continued[_beyond(continued, chosen, angle, tile)]])
         off_level = np.degrees(np.arctan2(np.sin(2 * angle), np.cos(2 * angle)) / 2)  # either way up
@@ -657,12 +656,6 @@ def _with_neighbours(detections: Detections, own: list[int]) -> np.ndarray:
 def _row_rotation(angle: float) -> np.ndarray:
     """2 × 2, photo → turned so that a row at ``angle`` (radians) runs along +x."""
     return np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
-
-
-def _seen_short(layout: Layout) -> bool:
-    """Whether the player's groups hold fewer tiles than a winning hand (a meld counts as three)."""
-    counted = sum(TILES_PER_MELD if g.role == "meld" else len(g.ids) for g in layout.groups if g.role in HAND_ROLES)
-    return counted < WINNING_HAND_TILES
 
 
 def _beyond(boxes: np.ndarray, chosen: np.ndarray, angle: float, tile: float) -> np.ndarray:
