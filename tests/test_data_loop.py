@@ -428,9 +428,10 @@ def test_every_shipped_model_has_its_registry_entry():
     from service.model_version import file_version
     from vision.classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER
     from vision.detector import BUNDLED_MODEL
+    from vision.pips import BUNDLED_PIP_COUNTS
 
     registry = json.loads((BUNDLED_MODEL.parent / "registry.json").read_text())["models"]
-    for shipped in (BUNDLED_MODEL, BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER):
+    for shipped in (BUNDLED_MODEL, BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, BUNDLED_PIP_COUNTS):
         entry = next((e for e in registry if e["file"] == shipped.name), None)
         assert entry is not None, f"models/registry.json has no entry for {shipped.name}"
         assert file_version(shipped) == f"{shipped.name}@sha256:{entry['sha256'][:12]}", "a new file ships with a new entry"

@@ -18,6 +18,7 @@ from scoring.tiles import FLOWERS, TILE_CODES
 
 from .detections import FLOWER_CLASSES, OTHER_READINGS, SEARCHED_READINGS, Detections
 from .onnx_session import PAD_VALUE, ModelError, open_session
+from .pips import BUNDLED_PIP_COUNTS, PipCounts
 
 BUNDLED_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "taicam-tile-classifier.onnx"  # INT8 beside it
 BUNDLED_FLOWER_READER = BUNDLED_CLASSIFIER.with_name("taicam-flower-reader.onnx")
@@ -133,10 +134,20 @@ class _CropReader:
 
 
 class TileClassifier(_CropReader):
-    """ONNX crop classifier; ``refine(image, detections)`` re-reads the boxes the detector was unsure of."""
+    """ONNX crop classifier; ``refine(image, detections)`` re-reads the boxes the detector was unsure of.
 
-    def __init__(self, model_path: Path | str = BUNDLED_CLASSIFIER, gate: threading.Semaphore | None = None):
+    Its reading of a crop that shows 2–6 circles laid out as a tile's are is weighed by how often
+    each code shows that count (``vision.pips``; ``pip_counts_path`` None leaves it out).
+    """
+
+    def __init__(
+        self,
+        model_path: Path | str = BUNDLED_CLASSIFIER,
+        gate: threading.Semaphore | None = None,
+        pip_counts_path: Path | str | None = BUNDLED_PIP_COUNTS,
+    ):
         super().__init__(model_path, gate)
+        self.pip_counts = PipCounts.load(pip_counts_path) if pip_counts_path is not None else None
 
     def probabilities(self, image: np.ndarray, xyxy: np.ndarray, second_look: bool = True) -> np.ndarray:
         """(n, classes) softmax probabilities for the boxes.
@@ -146,19 +157,18 @@ class TileClassifier(_CropReader):
         six readings are averaged. A box that strays by a few pixels no longer decides a flower's
         glyph, and one view's mistake is outvoted (models/README.md has the gain of each). A crop
         still read at under ``MIRROR_BELOW`` is read the same six ways mirrored, and the surer
-        reading stands.
+        reading stands. Then the circles each crop shows, counted, weigh its reading (``vision.pips``).
         """
         if len(xyxy) == 0:
             return np.zeros((0, len(self.codes)), np.float32)
         crops = crop_tiles(image, xyxy, self.side, self.margin)
         probabilities = self._run(crops)
         unsure = np.flatnonzero(probabilities.max(axis=1) < LOOK_AGAIN_BELOW)
-        if not second_look or not len(unsure):
-            return probabilities
-        views = self._six_views(image, xyxy[unsure], crops[unsure])
-        readings = self._run(np.concatenate(views[1:])).reshape(len(views) - 1, len(unsure), -1)
-        probabilities[unsure] = self._surer_mirrored((probabilities[unsure] + readings.sum(axis=0)) / len(views), views)
-        return probabilities
+        if second_look and len(unsure):
+            views = self._six_views(image, xyxy[unsure], crops[unsure])
+            readings = self._run(np.concatenate(views[1:])).reshape(len(views) - 1, len(unsure), -1)
+            probabilities[unsure] = self._surer_mirrored((probabilities[unsure] + readings.sum(axis=0)) / len(views), views)
+        return self.pip_counts.weigh(probabilities, image, xyxy) if self.pip_counts is not None else probabilities
 
     def _six_views(self, image: np.ndarray, xyxy: np.ndarray, crops: np.ndarray) -> list[np.ndarray]:
         """The boxes' ``crops``, then at their three other quarter turns, then cut tighter and looser."""
