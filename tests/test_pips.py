@@ -87,6 +87,21 @@ def test_a_count_moves_a_reading_towards_the_codes_that_show_it():
     assert np.allclose(unweighed, row / row.sum())  # no count: the reading as it was
 
 
+def test_the_classifier_counts_circles_in_its_careful_read_only():
+    """Live video's quick one-look reads of every frame skip the count (it cost 15 % of the whole-table
+    frames a second); the careful read weighs by it."""
+    face = cv2.resize(drawn_face(LAYOUTS[2], wheel=True), (120, 160), interpolation=cv2.INTER_LINEAR)
+    photo = cv2.copyMakeBorder(face, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=(40, 110, 40))  # on the cloth
+    box = np.array([[20.0, 20.0, 140.0, 180.0]])
+    assert count_pips(photo, box[0]) == 2
+    alone, weighed = TileClassifier(pip_counts_path=None), TileClassifier()
+    quick = weighed.probabilities(photo, box, second_look=False)
+    assert np.array_equal(quick, alone.probabilities(photo, box, second_look=False))
+    careful, unweighed = weighed.probabilities(photo, box), alone.probabilities(photo, box)
+    two_circles = TILE_CODES.index("2p")
+    assert not np.array_equal(careful, unweighed) and careful[0, two_circles] >= unweighed[0, two_circles]
+
+
 def test_a_table_that_is_not_one_is_refused_naming_the_file(tmp_path):
     for text in ("{", '{"about": "no counts"}', '{"counts": {"2p": {"2": "many"}}}', '{"counts": [1, 2]}'):
         path = tmp_path / "pip-counts.json"
