@@ -35,6 +35,7 @@ def count_split(root: Path, split: str = "train") -> dict[str, Counter]:
             continue
         h, w = image.shape[:2]
         for cls, cx, cy, bw, bh in read_labels(root / "labels" / split / f"{path.stem}.txt"):
+            # In float64: pixel_boxes' float32 moves the edge pixel of a few boxes, and with it two counts.
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
             if min(bw * w, bh * h) < SMALLEST_BOX_PX:
                 continue

@@ -136,8 +136,9 @@ class _CropReader:
 class TileClassifier(_CropReader):
     """ONNX crop classifier; ``refine(image, detections)`` re-reads the boxes the detector was unsure of.
 
-    Its reading of a crop that shows 2–6 circles laid out as a tile's are is weighed by how often
-    each code shows that count (``vision.pips``; ``pip_counts_path`` None leaves it out).
+    In its careful read (``second_look``), its reading of a crop that shows 2–6 circles laid out as
+    a tile's are is weighed by how often each code shows that count (``vision.pips``;
+    ``pip_counts_path`` None leaves it out).
     """
 
     def __init__(
