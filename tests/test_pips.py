@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 from taicam_datasets.layout import list_images, pixel_boxes, read_labels
+from taicam_datasets.real_scenes import CropBank
 
 from models.pip_counts import count_split
 from scoring.tiles import TILE_CODES
@@ -56,6 +57,19 @@ def test_circles_laid_out_as_a_tile_s_are_counted_upright_sideways_and_at_any_ar
         assert counted(face) == count
         assert counted(np.ascontiguousarray(np.rot90(face))) == count  # a claimed tile lies sideways
         assert counted(np.ascontiguousarray(face[::-1, ::-1])) == count  # upside down
+
+
+def test_a_wheel_whose_cross_cuts_its_rim_and_a_tile_seen_sideways_at_a_slant_are_counted():
+    """Blurred, a wheel's white cross cuts its rim into four pieces, which a wider closing joins again;
+    a sideways tile seen at a slant gives a crop nearly square, its circles abreast."""
+    face = np.full((96, 72, 3), IVORY, np.uint8)
+    for y, reach in ((26, 13), (70, 18)):  # the lower wheel's cross reaches through its rim
+        cv2.circle(face, (36, y), 17, (40, 40, 40), -1)
+        cv2.line(face, (36 - reach, y), (36 + reach, y), IVORY, 2)
+        cv2.line(face, (36, y - reach), (36, y + reach), IVORY, 2)
+    assert counted(face) == 2
+    sideways = np.ascontiguousarray(np.rot90(drawn_face(LAYOUTS[2])))
+    assert counted(cv2.resize(sideways, (70, 64), interpolation=cv2.INTER_AREA)) == 2
 
 
 def test_marks_that_are_no_tile_s_circles_are_not_counted():
@@ -142,6 +156,46 @@ def test_real_val_circles_counted_correct_the_classifier_and_other_tiles_are_lef
             claims += count > 0
             claims_right += TILE_CODES[code] == f"{count}p"
             claims_elsewhere += count > 0 and not TILE_CODES[code].endswith("p")
-    # Measured: 8 gained, none lost, all 8 on the wheel set's photos; 91 counts claimed, 90 right, none on another suit.
+    # Measured: 8 gained, none lost, all 8 on the wheel set's photos; 93 counts claimed, 92 right, none on another suit.
     assert gained >= lost + 5 and wheel_gained >= 5
     assert claims >= 70 and claims_right >= 0.95 * claims and claims_elsewhere <= 1
+
+
+TILE_SIDE_PX = 6  # how much of a tile's side a level view shows below its face
+CIRCLES_COUNTED = ("2p", "3p", "4p", "5p")  # 6p's small val crops show circles that touch
+READ_AS_CIRCLES = ("3z", "4m", "2z")  # what the wheel set's circles were read as
+
+
+def on_the_cloth(face: np.ndarray, angle: float) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """``face`` laid on the cloth turned by ``angle`` degrees, its side showing below it, slightly
+    blurred; and the box a level view gives it: upright, round the face and its side, cloth in its corners."""
+    height, width = face.shape[:2]
+    cloth = np.full((height * 2, width * 2, 3), (40, 90, 30), np.uint8)
+    turn = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
+    turn[:, 2] += (width / 2, height / 2)
+    body = cv2.warpAffine(np.full((height, width), 255, np.uint8), turn, (width * 2, height * 2)) > 127
+    cloth[np.roll(body, TILE_SIDE_PX, axis=0)] = (20, 40, 60)
+    cloth[body] = cv2.warpAffine(face, turn, (width * 2, height * 2))[body]
+    ys, xs = np.nonzero(body)
+    return cv2.GaussianBlur(cloth, (0, 0), 1.0), (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1 + TILE_SIDE_PX)
+
+
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
+def test_real_val_circles_turned_on_the_cloth_and_boxed_loosely_are_counted():
+    """A tile turned a little in a level view is boxed with cloth and its side in the box's corners;
+    circles blurred into them were not counted. Only the face's own ink counts now: every second real
+    val crop of 2p–5p laid so, turned 7° either way, is counted far more often, and 3z, 4m and 2z never."""
+    bank = CropBank.from_dataset(REAL_VAL, "val")
+    right = draws = elsewhere = 0
+    for code in (*CIRCLES_COUNTED, *READ_AS_CIRCLES):
+        for crop in bank.crops[code][::2]:
+            face = cv2.resize(crop, (60, 80), interpolation=cv2.INTER_AREA)
+            for angle in (-7, 7):
+                count = count_pips(*on_the_cloth(face, angle))
+                if code in CIRCLES_COUNTED:
+                    draws += 1
+                    right += count == int(code[0])
+                else:
+                    elsewhere += count > 0
+    # Measured: 75 of 202 draws counted right (55 when the whole box's ink counted), none elsewhere.
+    assert right >= 0.33 * draws and elsewhere == 0

@@ -3,8 +3,9 @@
 The crop classifier learned the circles of the sets it was trained on. A set it never saw (one of
 real-hk-v4 val's draws its circles as black wheels with a white cross) it reads as 西 or 四萬 at 0.9.
 Yet in every set two round marks stacked in the middle of the face make a 2p, and four in a square
-a 4p. ``count_pips`` finds such marks in a crop: round, alike in size, nothing else inked, and laid
-out as that number's circles are. It claims a count rarely and is rarely wrong when it does.
+a 4p. ``count_pips`` finds such marks on the tile's face in a crop (the cloth and the tile's side in
+the box's corners left out): round, alike in size, nothing else inked, and laid out as that number's
+circles are. It claims a count rarely and is rarely wrong when it does.
 
 ``PipCounts`` holds how often each tile gave each count on real-hk-v4 **train** crops
 (``models/pip-counts.json``, made by ``python -m models.pip_counts``), and multiplies a reading's
@@ -31,6 +32,9 @@ BUNDLED_PIP_COUNTS = Path(__file__).resolve().parent.parent / "models" / "pip-co
 # by Roboflow, and a squashed pair of circles side by side looks like one.
 FACE_PX = (72, 96)
 FACE_LONG_SIDE_RATIO = 1.15  # a crop this much wider than tall is a tile lying sideways: turned upright
+# A crop nearly square (longer side at most this much the shorter) may show a face either way up: a
+# tile seen sideways at a slant. Counted upright first, then turned.
+NEARLY_SQUARE = 1.25
 SMALLEST_CROP_PX = 24  # a crop narrower than this shows circles too blurred to count
 # Ink: darker than this share of the face's ivory (the 90th percentile of brightness), or coloured
 # (saturation over INK_SATURATION, 0–255) and not as bright as the ivory.
@@ -38,6 +42,16 @@ IVORY_PERCENTILE = 90
 INK_DARKER_THAN = 0.62
 INK_SATURATION = 85
 INK_BRIGHTER_LIMIT = 0.97
+# Ink's thin gaps are closed by this many pixels; then, where that found a round mark but no count, by
+# WIDER_CLOSE_PX: a blurred wheel's white cross breaks its rim into pieces that the first leaves apart.
+CLOSE_PX = 3
+WIDER_CLOSE_PX = 5
+# The face: the largest bright, un-inked region (at least FACE_BRIGHT of the ivory, FACE_SMALLEST of the
+# crop), its hull drawn in by FACE_INSET_PX. Ink outside it is the cloth, the tile's side or a neighbour,
+# shown by a box that is not tight round a tilted face: a circle blurred into it would go uncounted.
+FACE_BRIGHT = 0.8
+FACE_SMALLEST = 0.35
+FACE_INSET_PX = 2
 SPECK_SHARE = 0.004  # of the face's area: ink smaller than this is dirt or noise, ignored
 PIP_SMALLEST_SHARE = 0.012  # a pip covers at least this share of the face
 PIP_ROUNDNESS = 0.91  # 4πA/P² of the mark's hull: a circle gives 1, a stroke far less
@@ -73,28 +87,66 @@ def count_pips(image: np.ndarray, box: np.ndarray | tuple[float, float, float, f
         return 0
     if crop.shape[1] > crop.shape[0] * FACE_LONG_SIDE_RATIO:  # lying sideways: turned upright
         crop = np.rot90(crop)
-    face = cv2.resize(np.ascontiguousarray(crop), FACE_PX, interpolation=cv2.INTER_AREA)
-    centres = _pip_centres(face)
-    return len(centres) if len(centres) in COUNTED and _laid_out(centres) else 0
+    nearly_square = crop.shape[1] * NEARLY_SQUARE > crop.shape[0]
+    for upright in (crop, np.rot90(crop)) if nearly_square else (crop,):
+        count = _counted(cv2.resize(np.ascontiguousarray(upright), FACE_PX, interpolation=cv2.INTER_AREA))
+        if count:
+            return count
+    return 0
 
 
-def _ink(face: np.ndarray) -> np.ndarray:
-    """Where ``face`` is inked: darker than its ivory, or coloured."""
+def _counted(face: np.ndarray) -> int:
+    """The count ``face`` shows, ink closed by CLOSE_PX and, where that found a round mark, by WIDER_CLOSE_PX."""
+    for close_px in (CLOSE_PX, WIDER_CLOSE_PX):
+        centres, any_round = _pip_centres(face, close_px)
+        if len(centres) in COUNTED and _laid_out(centres):
+            return len(centres)
+        if not any_round:
+            return 0
+    return 0
+
+
+def _ink(face: np.ndarray, close_px: int) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """Where the tile's face in the crop ``face`` is inked (darker than its ivory, or coloured), and
+    that face's bounding rectangle (x, y, width, height)."""
     hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV)
     value, saturation = hsv[..., 2].astype(np.float32), hsv[..., 1]
     ivory = np.percentile(value, IVORY_PERCENTILE)
     dark = value < INK_DARKER_THAN * ivory
     coloured = (saturation > INK_SATURATION) & (value < INK_BRIGHTER_LIMIT * ivory)
-    mask = (dark | coloured).astype(np.uint8) * 255
-    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))  # a pip's thin gaps closed
+    closing = np.ones((close_px, close_px), np.uint8)  # mends a pip's thin gaps
+    mask = cv2.morphologyEx((dark | coloured).astype(np.uint8) * 255, cv2.MORPH_CLOSE, closing)
+    region = _face_region(value >= FACE_BRIGHT * ivory, mask)
+    if region is None:
+        return mask, (0, 0, face.shape[1], face.shape[0])
+    x, y, width, height = cv2.boundingRect(region)
+    return mask & region, (x, y, width, height)
 
 
-def _pip_centres(face: np.ndarray) -> list[tuple[float, float]]:
-    """Centres of the round, alike marks, in shares of the face; none when other ink is more than a
-    little. Marks touching the face's edge belong to the cloth, a neighbour or a cut circle: left out."""
+def _face_region(bright: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
+    """The tile's face in the crop (255 inside): the hull of its largest bright un-inked region, drawn
+    in by ``FACE_INSET_PX``; None when no such region covers ``FACE_SMALLEST`` of the crop."""
+    found, labels, stats, _ = cv2.connectedComponentsWithStats((bright & (ink == 0)).astype(np.uint8), connectivity=4)
+    if found < 2:
+        return None
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[largest, cv2.CC_STAT_AREA] < FACE_SMALLEST * ink.size:
+        return None
+    outline, _ = cv2.findContours((labels == largest).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    region = np.zeros_like(ink)
+    cv2.fillConvexPoly(region, cv2.convexHull(np.vstack(outline)), 255)
+    inset = 2 * FACE_INSET_PX + 1
+    return cv2.erode(region, np.ones((inset, inset), np.uint8))
+
+
+def _pip_centres(face: np.ndarray, close_px: int) -> tuple[list[tuple[float, float]], bool]:
+    """Centres of the round, alike marks, in shares of the tile's face (none when other ink is more than
+    a little), and whether any round mark was found. Marks touching the crop's edge belong to the cloth,
+    a neighbour or a cut circle: left out."""
     width, height = face.shape[1], face.shape[0]
-    area = width * height
-    contours, _ = cv2.findContours(_ink(face), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    ink, (face_x, face_y, face_w, face_h) = _ink(face, close_px)
+    area = face_w * face_h
+    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     pips: list[tuple[float, float, float]] = []
     other_ink = 0.0
     for contour in contours:
@@ -114,16 +166,16 @@ def _pip_centres(face: np.ndarray) -> list[tuple[float, float]]:
             and PIP_ASPECT[0] < bw / bh < PIP_ASPECT[1]
             and ink_area > PIP_SMALLEST_SHARE * area
         ):
-            pips.append((ink_area, (x + bw / 2) / width, (y + bh / 2) / height))
+            pips.append((ink_area, (x + bw / 2 - face_x) / face_w, (y + bh / 2 - face_y) / face_h))
         else:
             other_ink += ink_area
     if not pips:
-        return []
+        return [], False
     areas = np.array([pip[0] for pip in pips])
     median = np.median(areas)
     if (areas < median / PIPS_ALIKE).any() or (areas > median * PIPS_ALIKE).any() or other_ink > OTHER_INK_MOST * areas.sum():
-        return []
-    return [(x, y) for _, x, y in pips]
+        return [], True
+    return [(x, y) for _, x, y in pips], True
 
 
 def _lines(values: list[float]) -> list[int]:
