@@ -15,12 +15,11 @@ from pathlib import Path
 
 import cv2
 from taicam_datasets.layout import list_images, read_labels
+from taicam_datasets.real_scenes import MIN_CROP_PX
 from taicam_datasets.storage import SHARED, atomic_write
 
 from scoring.tiles import TILE_CODES
 from vision.pips import BUNDLED_PIP_COUNTS, count_pips
-
-SMALLEST_BOX_PX = 14  # a narrower labeled box is no tile face worth counting (as the scenes' crop bank)
 
 
 def count_split(root: Path, split: str = "train") -> dict[str, Counter]:
@@ -37,7 +36,7 @@ def count_split(root: Path, split: str = "train") -> dict[str, Counter]:
         for cls, cx, cy, bw, bh in read_labels(root / "labels" / split / f"{path.stem}.txt"):
             # In float64: pixel_boxes' float32 moves the edge pixel of a few boxes, and with it two counts.
             box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-            if min(bw * w, bh * h) < SMALLEST_BOX_PX:
+            if min(bw * w, bh * h) < MIN_CROP_PX:  # no tile face worth counting, as for the scenes' crop bank
                 continue
             counts.setdefault(TILE_CODES[cls], Counter())[count_pips(image, box)] += 1
     return counts

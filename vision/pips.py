@@ -97,8 +97,9 @@ def count_pips(image: np.ndarray, box: np.ndarray | tuple[float, float, float, f
 
 def _counted(face: np.ndarray) -> int:
     """The count ``face`` shows, ink closed by CLOSE_PX and, where that found a round mark, by WIDER_CLOSE_PX."""
+    ink, bright = _ink(face)
     for close_px in (CLOSE_PX, WIDER_CLOSE_PX):
-        centres, any_round = _pip_centres(face, close_px)
+        centres, any_round = _pip_centres(*_face_ink(ink, bright, close_px))
         if len(centres) in COUNTED and _laid_out(centres):
             return len(centres)
         if not any_round:
@@ -106,21 +107,25 @@ def _counted(face: np.ndarray) -> int:
     return 0
 
 
-def _ink(face: np.ndarray, close_px: int) -> tuple[np.ndarray, tuple[int, int, int, int]]:
-    """Where the tile's face in the crop ``face`` is inked (darker than its ivory, or coloured), and
-    that face's bounding rectangle (x, y, width, height)."""
+def _ink(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``face`` is inked (255: darker than its ivory, or coloured), and where it is bright."""
     hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV)
     value, saturation = hsv[..., 2].astype(np.float32), hsv[..., 1]
     ivory = np.percentile(value, IVORY_PERCENTILE)
     dark = value < INK_DARKER_THAN * ivory
     coloured = (saturation > INK_SATURATION) & (value < INK_BRIGHTER_LIMIT * ivory)
-    closing = np.ones((close_px, close_px), np.uint8)  # mends a pip's thin gaps
-    mask = cv2.morphologyEx((dark | coloured).astype(np.uint8) * 255, cv2.MORPH_CLOSE, closing)
-    region = _face_region(value >= FACE_BRIGHT * ivory, mask)
+    return (dark | coloured).astype(np.uint8) * 255, value >= FACE_BRIGHT * ivory
+
+
+def _face_ink(ink: np.ndarray, bright: np.ndarray, close_px: int) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """The ink of the tile's face in the crop, its gaps closed by ``close_px``, and that face's bounding
+    rectangle (x, y, width, height)."""
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((close_px, close_px), np.uint8))  # mends a pip's thin gaps
+    region = _face_region(bright, closed)
     if region is None:
-        return mask, (0, 0, face.shape[1], face.shape[0])
+        return closed, (0, 0, ink.shape[1], ink.shape[0])
     x, y, width, height = cv2.boundingRect(region)
-    return mask & region, (x, y, width, height)
+    return closed & region, (x, y, width, height)
 
 
 def _face_region(bright: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
@@ -139,12 +144,12 @@ def _face_region(bright: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
     return cv2.erode(region, np.ones((inset, inset), np.uint8))
 
 
-def _pip_centres(face: np.ndarray, close_px: int) -> tuple[list[tuple[float, float]], bool]:
-    """Centres of the round, alike marks, in shares of the tile's face (none when other ink is more than
-    a little), and whether any round mark was found. Marks touching the crop's edge belong to the cloth,
-    a neighbour or a cut circle: left out."""
-    width, height = face.shape[1], face.shape[0]
-    ink, (face_x, face_y, face_w, face_h) = _ink(face, close_px)
+def _pip_centres(ink: np.ndarray, face_rect: tuple[int, int, int, int]) -> tuple[list[tuple[float, float]], bool]:
+    """Centres of the round, alike marks of ``ink``, in shares of the tile's face ``face_rect`` (none
+    when other ink is more than a little), and whether any round mark was found. Marks touching the
+    crop's edge belong to the cloth, a neighbour or a cut circle: left out."""
+    width, height = ink.shape[1], ink.shape[0]
+    face_x, face_y, face_w, face_h = face_rect
     area = face_w * face_h
     contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     pips: list[tuple[float, float, float]] = []
