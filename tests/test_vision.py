@@ -427,6 +427,72 @@ def test_a_tile_lying_in_the_row_of_flowers_is_taken_for_a_misread_flower():
     assert pung.flower_strays == [] and {"kind": "pung", "tiles": ["1z"] * 3} in pung.hand_fields()["melds"]
 
 
+def test_a_flower_filling_a_slot_of_a_run_of_tiles_is_taken_for_a_misread_tile():
+    inside_the_hand = _row([*HAND_ROW[:5], "2f", *HAND_ROW[6:], "8s"], [*range(16), 17])
+    assert group_tiles(inside_the_hand).flowers_in_runs == [5]
+    # At a meld's end: two tiles a pitch away on one side and none on the other.
+    assert group_tiles(_hand_and_row_below(["1z", "1z", "4f"], [3, 4, 5])).flowers_in_runs == [19]
+    assert group_tiles(_hand_and_row_below(["4f", "5p", "6p", "9s", "9s", "9s"], [3, 4, 5, 6.6, 7.6, 8.6])).flowers_in_runs == [
+        17
+    ]
+    # Not flowers laid apart, beside a whole meld (its fourth tile and a flower look the same), in a row of
+    # flowers, or at the end of the concealed row.
+    assert group_tiles(_hand_and_row_below(["1z", "1z", "4f"], [3, 4, 5.6])).flowers_in_runs == []
+    assert group_tiles(_hand_and_row_below(["1z", "1z", "1z", "4f"], [3, 4, 5, 6])).flowers_in_runs == []
+    assert group_tiles(_hand_and_row_below(["9m", "9m", "2f", "3f"], [3, 4, 5, 6])).flowers_in_runs == []
+    assert group_tiles(_row([*HAND_ROW, "2f"], list(range(17)))).flowers_in_runs == []
+
+
+class _TileNamer:
+    """Reads every tile it is asked about as 6m, as a classifier that finds a 6m would."""
+
+    def read_as_tiles(self, image: np.ndarray, detections: Detections, ids: list[int], second_look: bool = True) -> Detections:
+        return detections.with_class(ids[0], TILE_CODES.index("6m"))
+
+
+def test_a_flower_inside_the_hand_row_is_read_as_a_tile_and_said_so():
+    from taicam.pipeline import Recognition, ScoreRequest, score_recognition
+    from taicam.pipeline.photo import read_suspected_tiles
+
+    detections = _row([*HAND_ROW[:5], "2f", *HAND_ROW[6:], "8s"], [*range(16), 17])
+    cut = score_recognition(Recognition(detections, group_tiles(detections), 0.0), ScoreRequest()).to_json()
+    assert cut["hand"]["flowers"] == ["2f"] and len(cut["hand"]["concealed"]) < 16  # the row cut in two
+    read, layout = read_suspected_tiles(_TileNamer(), np.zeros((300, 800, 3), np.uint8), detections, [5])
+    result = score_recognition(Recognition(read, layout, 0.0), ScoreRequest()).to_json()
+    assert result["hand"]["concealed"] == HAND_ROW and result["hand"]["flowers"] == []
+    assert result["score"]["total"] > 0
+    assert result["warnings"][0]["params"] == {"tile": "6m", "old": "2f", "detections": [5]}
+    assert result["warnings"][0]["code"] == notices.READ_AS_TILE
+    assert "read 2f as 6m because it lies inside a run of tiles" in result["warnings"][0]["message"]
+
+
+@pytest.mark.skipif(not REAL_VAL.exists(), reason="real-hk-v4 is read from ../shared or TAICAM_REAL_HK")
+def test_the_classifier_names_a_real_tile_read_as_a_flower(detector):
+    import cv2
+
+    from vision.detections import FLOWER_CLASSES
+    from vision.detector import FLOWER_IN_A_RUN_ODDS
+
+    bamboo = TILE_CODES.index("6s")
+    path = next(
+        p for p in list_images(REAL_VAL / "images" / "val")
+        if any(c == bamboo for c, *_ in read_labels(REAL_VAL / "labels" / "val" / f"{p.stem}.txt"))
+    )  # fmt: skip
+    image = cv2.imread(str(path))
+    h, w = image.shape[:2]
+    labels = read_labels(REAL_VAL / "labels" / "val" / f"{path.stem}.txt")
+    box = pixel_boxes([next(label for label in labels if label[0] == bamboo)], w, h)
+    as_flower = Detections(box, np.array([0.4], np.float32), np.array([TILE_CODES.index("2f")]))
+    read = detector.read_as_tiles(image, as_flower, [0])
+    assert read.class_id[0] == bamboo
+    assert read.other_class_ids is not None and read.other_confidences is not None
+    assert not np.isin(read.other_class_ids[0], FLOWER_CLASSES[TILE_CODES.index("2f") != FLOWER_CLASSES]).any()
+    # The flower it was read as stays among its other readings, well behind the tile.
+    column = read.other_class_ids[0].tolist().index(TILE_CODES.index("2f"))
+    assert read.other_confidences[0, column] == pytest.approx(FLOWER_IN_A_RUN_ODDS * read.confidence[0])
+    assert TileDetector(BUNDLED_MODEL, classifier_path=None).read_as_tiles(image, as_flower, [0]) is as_flower
+
+
 @pytest.mark.parametrize(
     ("codes", "kind"),
     [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -13,7 +13,7 @@ import numpy as np
 
 from scoring.tiles import TILE_CODES
 
-from .classifier import BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, FlowerReader, TileClassifier
+from .classifier import BIRD, BUNDLED_CLASSIFIER, BUNDLED_FLOWER_READER, FlowerReader, TileClassifier, keep_the_bird
 from .defaults import DEFAULT_CONF, DEFAULT_IOU
 from .detections import (
     FLOWER_CLASSES,
@@ -88,6 +88,9 @@ def letterbox(
 # reading stays one of its others at this share of its confidence, so the whole-hand repair tries
 # going back to it only after changes that cost less (never as a free extra to another change).
 FLOWER_ROW_ODDS = 0.5
+# A tile read as a flower inside a run of other tiles is most likely one of them: its flower reading
+# stays one of its others at this share of its new confidence, for the whole-hand repair to try last.
+FLOWER_IN_A_RUN_ODDS = 0.1
 
 
 class TileDetector:
@@ -163,6 +166,46 @@ class TileDetector:
         all_others, all_scores = detections.padded_others(OTHER_READINGS)
         all_others[chosen], all_scores[chosen] = named.other_class_ids, named.other_confidences
         return Detections(detections.xyxy, detections.confidence, classes, all_others, all_scores)
+
+    def read_as_tiles(self, image: np.ndarray, detections: Detections, ids: list[int], second_look: bool = True) -> Detections:
+        """``detections`` with the tiles ``ids`` read as no flower: the crop classifier's likeliest code
+        that is not a flower, at its probability. Its other readings are the classifier's next codes and
+        those the tile had that are no flower (the detector's own reading among them, where the classifier
+        had overruled it), each at the higher of its two scores, with the 1s bird kept among them as
+        ``TileClassifier.refine`` keeps it, and the flower reading it had at ``FLOWER_IN_A_RUN_ODDS`` of
+        its new confidence. Unchanged without a classifier.
+
+        The readings the tile had do not choose its code: on real-tile scenes (``bench.real_scenes``)
+        they pick the truth less often than the classifier's fresh look at the crop without its flowers,
+        but the whole-hand repair finds it among them when that look makes no legal hand."""
+        if self.classifier is None or not ids:
+            return detections
+        chosen = np.asarray(ids)
+        probabilities = self.classifier.probabilities(image, detections.xyxy[chosen], second_look)
+        probabilities[:, FLOWER_CLASSES] = 0.0
+        best = probabilities.argmax(axis=1)
+        rows = np.arange(len(chosen))
+        confidence = probabilities[rows, best]
+        bird = probabilities[:, BIRD].copy()
+        had, had_scores = detections[chosen].padded_others(OTHER_READINGS)
+        for row in rows:
+            np.maximum.at(probabilities[row], had[row], had_scores[row])
+        probabilities[:, FLOWER_CLASSES] = 0.0  # the other flowers it had: the classifier's cut away above
+        probabilities[rows, best] = -1.0  # the reading is no other reading of itself
+        others = np.argsort(-probabilities, axis=1, kind="stable")[:, :OTHER_READINGS]
+        scores = np.take_along_axis(probabilities, others, axis=1)
+        others, scores = keep_the_bird(confidence, best, others, scores, bird)
+        candidates = np.concatenate([others, detections.class_id[chosen, None]], axis=1)
+        candidate_scores = np.concatenate([scores, FLOWER_IN_A_RUN_ODDS * confidence[:, None]], axis=1)
+        likeliest = np.argsort(-candidate_scores, axis=1, kind="stable")[:, :OTHER_READINGS]
+        classes, all_confidence = detections.class_id.copy(), detections.confidence.copy()
+        classes[chosen], all_confidence[chosen] = best, confidence
+        all_others, all_scores = detections.padded_others(OTHER_READINGS)
+        all_others[chosen] = np.take_along_axis(candidates, likeliest, axis=1)
+        all_scores[chosen] = np.take_along_axis(candidate_scores, likeliest, axis=1)
+        return replace(
+            detections, confidence=all_confidence, class_id=classes, other_class_ids=all_others, other_confidences=all_scores
+        )
 
     def detect(
         self,

@@ -49,6 +49,7 @@ ALIGNED = 0.5  # a tile off the hand row by less than this many tile heights lie
 WINNER_REACH = 4  # a lone tile within this many tile widths of the hand's end may be the winning tile
 WINNING_HAND_TILES = 17  # Taiwan: 16 in hand and the winning tile
 TILES_PER_MELD = 3  # a kong's fourth tile is drawn again, so it counts as three
+MELD_LESS_ONE = 2  # a meld of three with one tile read as a flower at its end leaves this many
 
 
 @dataclass
@@ -77,6 +78,9 @@ class Layout:
     # Tiles the hand did not take, read as no flower, in a run of flowers: flowers misread, most likely
     # (``taicam.pipeline.photo.read_suspected_flowers`` asks the flower reader about them).
     flower_strays: list[int] = field(default_factory=list)  # detection ids
+    # Tiles read as flowers inside a run of other hand-sized tiles: tiles of the run misread, most likely
+    # (``taicam.pipeline.photo.read_suspected_tiles`` asks the crop classifier which tile each is).
+    flowers_in_runs: list[int] = field(default_factory=list)  # detection ids
 
     def hand_fields(self) -> dict[str, Any]:
         """The tile fields of the hand JSON: concealed, melds, flowers, winning_tile."""
@@ -314,7 +318,7 @@ def group_tiles(detections: Detections) -> Layout:
         built.add("background", None, background)
 
     _check_counts(built.groups, detections, built.warnings)
-    return Layout(built.groups, built.warnings, winning_candidates, strays)
+    return Layout(built.groups, built.warnings, winning_candidates, strays, _flowers_inside_runs(codes, frame, second_readings))
 
 
 def row_gaps(detections: Detections, fewest: float, most: float) -> list[tuple[int, int]]:
@@ -367,6 +371,42 @@ def _flowers_on_surer_tiles(detections: Detections, codes: list[str]) -> set[int
         for k, flower in enumerate(flowers)
         if overlap[k, most[k]] >= FLOWER_ON_A_TILE and confidence[others[most[k]]] > confidence[flower]
     }
+
+
+def _flowers_inside_runs(codes: list[str], frame: _HandFrame, second_readings: set[int]) -> list[int]:
+    """Tiles read as flowers, in a row of hand-sized tiles, that fill a slot of a run of tiles read as
+    no flower: one such tile a pitch away (within ``SEGMENT_GAP``) on each side, or, at a run's end,
+    ``MELD_LESS_ONE`` of them on one side and none on the other. Flower boxes lying on a surer tile
+    (``second_readings``) are no tile of their own.
+
+    Players lay their flowers out apart from the hand and the melds, so such a tile is a tile of the
+    run the readers took for a flower: taken as one, it would cut the concealed row or a meld in two.
+    """
+    inside: list[int] = []
+    for row in frame.rows:
+        if not frame.big[row[0]]:
+            continue
+        order = sorted(row, key=lambda i: frame.xy[i, 0])
+        touching = [bool(abs(p - 1) <= SEGMENT_GAP) for p in np.diff(frame.xy[order, 0]) / frame.unit]
+        tiles = [not is_flower(codes[i]) for i in order]
+        for k, tile in enumerate(order):
+            if tiles[k] or tile in second_readings:
+                continue
+            left, right = _run_beside(tiles, touching, k, -1), _run_beside(tiles, touching, k, 1)
+            lone_left = k == 0 or not touching[k - 1]
+            lone_right = k == len(order) - 1 or not touching[k]
+            if (left and right) or (left == MELD_LESS_ONE and lone_right) or (right == MELD_LESS_ONE and lone_left):
+                inside.append(tile)
+    return inside
+
+
+def _run_beside(tiles: list[bool], touching: list[bool], k: int, step: int) -> int:
+    """How many of a row's ``tiles`` (True: read as no flower) follow slot ``k`` one pitch apart, towards
+    ``step`` (-1 or 1); ``touching[j]`` says whether slots j and j + 1 lie a pitch apart."""
+    count = 0
+    while 0 <= k + step < len(tiles) and touching[min(k, k + step)] and tiles[k + step]:
+        count, k = count + 1, k + step
+    return count
 
 
 def _strays_among_flowers(built: _LayoutBuilder, frame: _HandFrame) -> list[int]:

@@ -13,7 +13,7 @@ from vision.grouping import group_tiles
 from vision.live import HandFollower, Signature, StableHandVoter
 
 from .contract import PhotoScore, Recognition, ScoreRequest
-from .photo import DEFAULT_CONF, read_suspected_flowers, score_photo
+from .photo import DEFAULT_CONF, read_suspected_flowers, read_suspected_tiles, score_photo
 
 DEFAULT_STABLE_FRAMES = 5
 
@@ -53,6 +53,8 @@ class LiveScorer:
         start = time.perf_counter()
         detections = self.follower.detect(frame)
         layout = group_tiles(detections)
+        if layout.flowers_in_runs:
+            detections, layout = read_suspected_tiles(self.detector, frame, detections, layout.flowers_in_runs, False)
         if layout.flower_strays:
             strays = dict.fromkeys(layout.flower_strays, notices.READ_AS_FLOWER)
             detections, layout = read_suspected_flowers(self.detector, frame, detections, strays, False)

@@ -69,6 +69,10 @@ NOTICE_TEMPLATES: dict[str, dict[str, str]] = {
         ZH: "{old}單獨擺放，偵測器看出是花牌：改讀成{tile}；若不對請更正",
         EN: "read {old} as {tile} because it lies alone and the detector saw a flower there; correct it if that is wrong",
     },
+    notices.READ_AS_TILE: {
+        ZH: "{old}夾在一排牌中間，花牌不會這樣擺：改讀成{tile}；若不對請更正",
+        EN: "read {old} as {tile} because it lies inside a run of tiles, where no flower is laid; correct it if that is wrong",
+    },
     notices.WINNING_SET_BY_CALLER: {ZH: "胡的牌由你指定：{tile}", EN: "winning tile set by the caller: {tile}"},
     notices.WINNING_CHOSEN: {
         ZH: "沒有牌被放在旁邊：選了台數最高的{tile}當胡的牌；若不是，請從其他可能中選",

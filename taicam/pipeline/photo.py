@@ -65,6 +65,9 @@ def recognise(
             raise PhotoRequestError(ErrorCode.BAD_CORRECTION, f"correction {code!r} is not a tile code")
         detections = detections.as_chosen(index, TILE_CODES.index(code))
     layout = group_tiles(detections)
+    in_runs = [i for i in layout.flowers_in_runs if i not in (corrections or {})]
+    if in_runs:
+        detections, layout = read_suspected_tiles(detector, image, detections, in_runs)
     suspects = {i: notices.READ_AS_FLOWER for i in layout.flower_strays}
     suspects |= {i: notices.READ_AS_LONE_FLOWER for i in alone_where_a_flower_was_seen(layout, detections)}
     suspects = {i: why for i, why in suspects.items() if i not in (corrections or {})}
@@ -93,12 +96,25 @@ def read_suspected_flowers(
     that says why), read as the flowers the flower reader finds them to be, and grouped again; each
     change is a warning. Live video, whose frames vote, reads each crop once (``second_look=False``)."""
     ids = sorted(suspects)
-    read = detector.read_as_flowers(image, detections, ids, second_look)
+    return _regrouped(detections, detector.read_as_flowers(image, detections, ids, second_look), suspects)
+
+
+def read_suspected_tiles(
+    detector: TileDetector, image: np.ndarray, detections: Detections, ids: list[int], second_look: bool = True
+) -> tuple[Detections, Layout]:
+    """Tiles read as flowers inside a run of other tiles (``Layout.flowers_in_runs``), read as the
+    tiles the crop classifier finds them to be, and grouped again; each change is a warning."""
+    read = detector.read_as_tiles(image, detections, sorted(ids), second_look)
+    return _regrouped(detections, read, dict.fromkeys(ids, notices.READ_AS_TILE))
+
+
+def _regrouped(detections: Detections, read: Detections, why: Mapping[int, str]) -> tuple[Detections, Layout]:
+    """``read`` grouped, with a warning first for each tile of ``why`` (id → notice) it reads otherwise."""
     layout = group_tiles(read)
-    for index in reversed(ids):
+    for index in sorted(why, reverse=True):
         old, new = TILE_CODES[int(detections.class_id[index])], TILE_CODES[int(read.class_id[index])]
         if old != new:
-            layout.warnings.insert(0, Notice(suspects[index], {"tile": new, "old": old, "detections": [index]}))
+            layout.warnings.insert(0, Notice(why[index], {"tile": new, "old": old, "detections": [index]}))
     return read, layout
 
 
@@ -107,7 +123,7 @@ def read_suspected_flowers(
 # seeds 100–999 and 2000–2299) 31 such runs were flowers and 940 other tiles, mostly discards: at 0.1
 # 5 more hands read exactly and none fewer; 0.05 +7 and −3, 0.02 +9 and −6; the benchmark's 120 as before.
 ALONE_FLOWER_SCORE = 0.1
-FLOWER_READS = frozenset({notices.READ_AS_FLOWER, notices.READ_AS_LONE_FLOWER})
+EARLIER_READS = frozenset({notices.READ_AS_FLOWER, notices.READ_AS_LONE_FLOWER, notices.READ_AS_TILE})
 
 # The errors a second reading of a tile may cure; any other (a bad option, say) it cannot. A tile
 # misread in a meld leaves its run no meld, and the hand three tiles short: on the real-tile scenes
@@ -249,7 +265,7 @@ def _named_by_the_hand(recognition: Recognition, request: ScoreRequest, as_laid_
             old, new = (TILE_CODES[int(d.class_id[index])] for d in (detections, named.detections))
             named.layout.warnings[:0] = [
                 Notice(notices.NAMED_BY_HAND, {"tile": new, "old": old, "detections": [index]}),
-                *_flower_reads_kept(recognition, {index}),
+                *_earlier_reads_kept(recognition, {index}),
             ]
             return named
     return None
@@ -294,7 +310,7 @@ def _read_as_the_rest_waits(
         trial.layout.warnings[:0] = [
             *_second_readings(recognition, before),
             Notice(notices.READ_AS_WAITED, {"tile": new, "old": old, "detections": [index]}),
-            *_flower_reads_kept(recognition, {index, *read_before}),
+            *_earlier_reads_kept(recognition, {index, *read_before}),
         ]
         return trial
     return None
@@ -356,9 +372,10 @@ def _as_read(detections: Detections, changed: list[tuple[int, int]]) -> list[tup
 
 
 def _reported(recognition: Recognition, trial: Recognition, changed: list[tuple[int, int]]) -> Recognition:
-    """``trial`` with a warning for each tile it reads another way, and the earlier flower warnings it keeps."""
+    """``trial`` with a warning for each tile it reads another way, and the earlier warnings it keeps
+    of tiles read as flowers or as tiles."""
     changed_ids = {index for index, _ in changed}
-    trial.layout.warnings[:0] = [*_second_readings(recognition, changed), *_flower_reads_kept(recognition, changed_ids)]
+    trial.layout.warnings[:0] = [*_second_readings(recognition, changed), *_earlier_reads_kept(recognition, changed_ids)]
     return trial
 
 
@@ -375,11 +392,12 @@ def _second_readings(recognition: Recognition, changed: list[tuple[int, int]]) -
     return found
 
 
-def _flower_reads_kept(recognition: Recognition, changed_ids: set[int]) -> list[Notice]:
-    """The warnings of tiles read as flowers earlier (``read_suspected_flowers``) that a change leaves as they are."""
+def _earlier_reads_kept(recognition: Recognition, changed_ids: set[int]) -> list[Notice]:
+    """The warnings of tiles read as flowers or as tiles earlier (``read_suspected_flowers``, ``read_suspected_tiles``)
+    that a change leaves as they are."""
     return [
         w for w in recognition.layout.warnings
-        if w.code in FLOWER_READS and changed_ids.isdisjoint(w.params["detections"])
+        if w.code in EARLIER_READS and changed_ids.isdisjoint(w.params["detections"])
     ]  # fmt: skip
 
 
