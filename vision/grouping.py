@@ -387,7 +387,7 @@ def _flowers_inside_runs(codes: list[str], frame: _HandFrame, second_readings: s
         if not frame.big[row[0]]:
             continue
         order = sorted(row, key=lambda i: frame.xy[i, 0])
-        touching = [bool(abs(p - 1) <= SEGMENT_GAP) for p in np.diff(frame.xy[order, 0]) / frame.unit]
+        touching = [bool(abs(p - 1) <= SEGMENT_GAP) for p in np.diff(frame.xy[order, 0]) / max(frame.unit, 1e-6)]
         tiles = [not is_flower(codes[i]) for i in order]
         for k, tile in enumerate(order):
             if tiles[k] or tile in second_readings:
