@@ -353,6 +353,36 @@ def test_a_row_of_melds_with_a_concealed_kong_is_not_taken_for_the_hand():
     assert {"kind": "concealed_kong", "tiles": ["5z"] * 4} in fields["melds"] and len(fields["melds"]) == 4
 
 
+def test_a_row_of_melds_with_one_misread_tile_is_not_taken_for_the_hand():
+    # Seven concealed tiles and the winning tile; behind, a longer row of three melds and a kong whose
+    # chow has its 5p misread as 9p: still the melds, not the hand.
+    hand = _row(["7p", "7p", "7p", "8p", "9p", "2s", "3s", "1s"], [0, 1, 2, 3, 4, 5, 6, 7.6])
+    melds = _row(["5s", "6s", "7s", "4p", "9p", "6p", "9m", "9m", "9m", "9m"], [0, 1, 2, 3.5, 4.5, 5.5, 7, 8, 9, 10])
+    both = Detections(
+        np.concatenate([hand.xyxy, melds.xyxy + np.array([0, 100, 0, 100], np.float32)]),
+        np.concatenate([hand.confidence, melds.confidence]),
+        np.concatenate([hand.class_id, melds.class_id]),
+    )
+    layout = group_tiles(both)
+    fields = layout.hand_fields()
+    assert fields["concealed"] == ["7p", "7p", "7p", "8p", "9p", "2s", "3s"] and fields["winning_tile"] == "1s"
+    assert {"kind": "kong", "tiles": ["9m"] * 4} in fields["melds"]
+    assert any(w.code == notices.NO_MELD and w.params["tiles"] == ["4p", "9p", "6p"] for w in layout.warnings)
+    # A concealed row of a pung, a tile one number off and a chow is still the hand, not a longer row of
+    # discards further off: one misread tile is taken to break a pung or a chow, not a kong.
+    hand = _row(["5m", "5m", "5m", "6m", "7m", "8m", "9m"], range(7))
+    melds = _row(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s"], [0, 1, 2, 3.5, 4.5, 5.5, 7, 8, 9])
+    discards = _row(["1z", "9p", "3s", "7z", "2m", "8p", "4s"], range(1, 8))
+    rows = [(hand, 0), (melds, 90), (discards, 400)]
+    three = Detections(
+        np.concatenate([row.xyxy + np.array([0, dy, 0, dy], np.float32) for row, dy in rows]),
+        np.concatenate([row.confidence for row, _ in rows]),
+        np.concatenate([row.class_id for row, _ in rows]),
+    )
+    concealed = group_tiles(three).hand_fields()["concealed"]
+    assert concealed.count("5m") == 3 and set(concealed) <= {"5m", "6m", "7m", "8m", "9m"}
+
+
 def test_a_flower_box_lying_over_a_surer_tile_is_a_second_reading_of_that_tile():
     hand = _row([*HAND_ROW, "8s", "2f"], [*range(16), 17, 20])
     unsure = _row(["4f"], [5.4], confidence=0.3)  # over the sixth hand tile, a little on the seventh

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -44,6 +45,7 @@ UNSURE_TILE_ODDS = 0.3
 SIMILAR_SIZE = 0.7  # neighbours at least this share of each other's size set the row's direction
 SAME_ROW = 0.45  # centres closer than this many tile heights across the row share a row
 MELD_ROW_SHARE = 0.3  # a row that splits wholly into melds counts this share towards being the hand
+MELD_CHECKS_KEPT = 4096  # groups of three codes whose one-tile-off meld check is remembered
 BESIDE_MELD_SHARE = 0.5  # meld rows beside a row add this share of their mass to it
 ALIGNED = 0.5  # a tile off the hand row by less than this many tile heights lies in line with it
 WINNER_REACH = 4  # a lone tile within this many tile widths of the hand's end may be the winning tile
@@ -182,6 +184,8 @@ def _pick_hand_row(
     Walls (face down) and flowers do not count; a row that splits wholly into melds is
     more likely the melds than the concealed hand, so it counts less. A surely face-down tile
     stays in that split: a concealed kong shows its backs, a player's concealed tiles none.
+    So does a row that splits so with one tile read as another code: one misread tile of a meld
+    would make the row of melds the hand.
     Rows of melds lying just beside a row count for it: a short concealed row with four melds
     beside it is the winner's, not a longer row of discards further off.
     """
@@ -190,8 +194,7 @@ def _pick_hand_row(
         ordered = sorted(row, key=lambda i: xy[i, 0])
         faces = [i for i in ordered if not is_flower(codes[i]) and codes[i] != BACK]
         melds = [i for i in ordered if not is_flower(codes[i]) and (codes[i] != BACK or confidence[i] >= LOW_CONFIDENCE)]
-        run = [codes[i] for i in melds]
-        meld_like = len(faces) >= 3 and split_melds(melds, run, [0.0] * len(run)) is not None
+        meld_like = len(faces) >= 3 and _splits_into_melds([codes[i] for i in melds])
         mass = float((sizes[faces] ** 2).sum())
         own.append(mass * (MELD_ROW_SHARE if meld_like else 1.0))
         meld_mass.append(mass if meld_like and len(faces) % 3 == 0 else 0.0)
@@ -202,6 +205,48 @@ def _pick_hand_row(
         beside = np.flatnonzero(np.abs(centres - centre[k]) <= MELD_ROW_REACH * tall)
         scores.append(own[k] + BESIDE_MELD_SHARE * sum(meld_mass[j] for j in beside if j != k))
     return rows[int(np.argmax(scores))]
+
+
+def _splits_into_melds(run: list[str]) -> bool:
+    """Whether the codes of ``run``, in row order, split wholly into melds with at most one tile of a
+    pung or chow read as another code: a meld misread in one tile is still a meld of the row.
+
+    Not a kong's: a concealed row is melds and one tile more (its pair's half, the winning tile set
+    apart), so it splits into groups of three and four only with a kong among them, and its single
+    tile beside a pung would pass for a kong's fourth tile misread."""
+    reached = {(0, False)}  # (tiles split, a tile changed)
+    for end in range(3, len(run) + 1):
+        for size in (3, 4):
+            start, group = end - size, run[end - size : end]
+            if start < 0:
+                continue
+            if meld_kind(group) is not None:
+                reached |= {(end, changed) for changed in (False, True) if (start, changed) in reached}
+            elif size == 3 and (start, False) in reached and _a_meld_but_one(tuple(group)):
+                reached.add((end, True))
+    return (len(run), False) in reached or (len(run), True) in reached
+
+
+@lru_cache(maxsize=MELD_CHECKS_KEPT)  # the whole-hand repair groups the same rows again many times
+def _a_meld_but_one(group: tuple[str, ...]) -> bool:
+    """Whether ``group`` (three tiles) becomes a meld when one of its tiles is read as a code the others
+    suggest: the others' own code, or a neighbour of it in its suit (chows)."""
+    for k in range(len(group)):
+        others = [*group[:k], *group[k + 1 :]]
+        fillers = {code for other in others for code in _same_or_neighbours(other)}
+        if any(meld_kind([*others[:k], code, *others[k:]]) is not None for code in fillers):
+            return True
+    return False
+
+
+def _same_or_neighbours(code: str) -> list[str]:
+    """``code``, and the tiles of its suit one or two numbers from it (none for honours and flowers)."""
+    if code == BACK or is_flower(code):
+        return []
+    if code[1] == "z":
+        return [code]
+    number = int(code[0])
+    return [f"{n}{code[1]}" for n in range(number - 2, number + 3) if 1 <= n <= 9]
 
 
 @dataclass
