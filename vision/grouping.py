@@ -184,8 +184,8 @@ def _pick_hand_row(
     Walls (face down) and flowers do not count; a row that splits wholly into melds is
     more likely the melds than the concealed hand, so it counts less. A surely face-down tile
     stays in that split: a concealed kong shows its backs, a player's concealed tiles none.
-    So does a row that splits so with one tile read as another code: one misread tile of a meld
-    would make the row of melds the hand.
+    So does a row that splits so with one tile of a pung or chow read as another code: one misread
+    tile of a meld would make the row of melds the hand (``_splits_into_melds``).
     Rows of melds lying just beside a row count for it: a short concealed row with four melds
     beside it is the winner's, not a longer row of discards further off.
     """
