@@ -234,7 +234,7 @@ def _a_meld_but_one(group: tuple[str, ...]) -> bool:
     for k in range(len(group)):
         others = [*group[:k], *group[k + 1 :]]
         fillers = {code for other in others for code in _same_or_neighbours(other)}
-        if any(meld_kind([*others[:k], code, *others[k:]]) is not None for code in fillers):
+        if any(meld_kind([*others, code]) is not None for code in fillers):  # order makes no meld of three
             return True
     return False
 
